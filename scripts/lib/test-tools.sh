@@ -1,0 +1,54 @@
+# What the tests need beyond the build tools: Chromium + chromedriver, the npm test packages
+# (Playwright, the real MCP server) and a Python venv with the official MCP SDK.
+
+ensure_chromium() {
+    local missing=()
+    command -v chromium >/dev/null || missing+=(chromium)
+    command -v chromedriver >/dev/null || missing+=(chromium-driver)
+    if [ ${#missing[@]} -gt 0 ]; then
+        step "Installing ${missing[*]} from Debian"
+        { as_root apt-get update -qq && as_root env DEBIAN_FRONTEND=noninteractive \
+            apt-get install -y -qq "${missing[@]}" >/dev/null; } \
+            || die "cannot install ${missing[*]}: run 'sudo apt-get install ${missing[*]}' by hand"
+    fi
+    # wasm-bindgen-test-runner and Playwright drive this exact pair; they must agree.
+    local cv dv
+    cv=$(chromium --version 2>/dev/null | grep -oE '[0-9]+' | head -1)
+    dv=$(chromedriver --version 2>/dev/null | grep -oE '[0-9]+' | head -1)
+    [ "$cv" = "$dv" ] || die "chromium ($cv) and chromedriver ($dv) differ: 'apt-get install --only-upgrade chromium chromium-driver'"
+}
+
+# npm packages pinned in package-lock.json; reinstalled only when the lockfile changes.
+ensure_node_modules() {
+    require npm "install Node.js 20+ and npm"
+    local stamp="$ROOT/node_modules/.loopscope-lock" want
+    want=$(hash_of "$ROOT/package-lock.json")
+    if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+        step "Installing npm test packages (npm ci: Playwright, server-everything)"
+        # Playwright must not download its own browser: the tests use Debian's Chromium.
+        (cd "$ROOT" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --silent --no-audit --no-fund) \
+            || die "npm ci failed"
+        echo "$want" > "$stamp"
+    fi
+}
+
+# A venv with the official MCP Python SDK, pinned in tests/servers/requirements.txt.
+ensure_venv() {
+    local venv="$ROOT/.venv" req="$ROOT/tests/servers/requirements.txt" want
+    want=$(hash_of "$req")
+    if [ "$(cat "$venv/.loopscope-req" 2>/dev/null)" != "$want" ]; then
+        require python3 "install Python 3.10+"
+        step "Creating the Python venv .venv (the official MCP SDK, pinned in tests/servers/requirements.txt)"
+        [ -x "$venv/bin/python" ] || python3 -m venv "$venv" \
+            || die "python3 -m venv failed: install the python3-venv package"
+        "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$req" || die "pip install failed"
+        echo "$want" > "$venv/.loopscope-req"
+    fi
+}
+
+ensure_test_tools() {
+    ensure_build_tools
+    ensure_chromium
+    ensure_node_modules
+    ensure_venv
+}

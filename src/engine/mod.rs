@@ -1,0 +1,7 @@
+//! The logic: MCP sessions, SSE parsing, the Claude client and the agent loop.
+//!
+//! Async over small traits (HTTP and a clock) so the same code runs natively in
+//! tests and in the page over `fetch`. Never names leptos or web_sys (ARCHITECTURE.md).
+
+pub mod platform;
+pub mod sse;

@@ -1,0 +1,137 @@
+//! What the engine needs from the world: HTTP with a streamed body, a clock and a timer.
+//!
+//! The page implements it over `fetch` and `setTimeout`; tests implement it natively. Futures
+//! are not `Send`: the browser is single-threaded and so is everything the engine runs on.
+
+use futures::stream::LocalBoxStream;
+use std::fmt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    Get,
+    Post,
+    Delete,
+}
+
+impl Method {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Post => "POST",
+            Method::Delete => "DELETE",
+        }
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Header names are stored lowercase; lookups are case-insensitive.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Headers(Vec<(String, String)>);
+
+impl Headers {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets a header, replacing any earlier value of the same name.
+    pub fn set(&mut self, name: &str, value: impl Into<String>) {
+        let name = name.to_ascii_lowercase();
+        self.0.retain(|(n, _)| *n != name);
+        self.0.push((name, value.into()));
+    }
+
+    pub fn with(mut self, name: &str, value: impl Into<String>) -> Self {
+        self.set(name, value);
+        self
+    }
+
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.0.iter().map(|(n, v)| (n.as_str(), v.as_str()))
+    }
+}
+
+impl FromIterator<(String, String)> for Headers {
+    fn from_iter<T: IntoIterator<Item = (String, String)>>(iter: T) -> Self {
+        let mut h = Headers::new();
+        for (n, v) in iter {
+            h.set(&n, v);
+        }
+        h
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct HttpRequest {
+    pub method: Method,
+    pub url: String,
+    pub headers: Headers,
+    pub body: Option<String>,
+}
+
+/// The body arrives as a stream of byte chunks, split wherever the network split it.
+pub type Body = LocalBoxStream<'static, Result<Vec<u8>, NetworkError>>;
+
+pub struct HttpResponse {
+    pub status: u16,
+    pub headers: Headers,
+    pub body: Body,
+}
+
+impl fmt::Debug for HttpResponse {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpResponse")
+            .field("status", &self.status)
+            .field("headers", &self.headers)
+            .finish()
+    }
+}
+
+/// The request never got an HTTP answer, or the body broke off. In a browser a CORS refusal
+/// looks exactly like this (fetch gives a bare `TypeError`), so the UI says so.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct NetworkError {
+    pub message: String,
+}
+
+impl NetworkError {
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+        }
+    }
+}
+
+/// The engine's window on the world. Dropping a future returned by `send`, or the body of its
+/// response, must abort the underlying request.
+#[allow(async_fn_in_trait)] // single-threaded by design: no Send bounds wanted
+pub trait Platform {
+    async fn send(&self, request: HttpRequest) -> Result<HttpResponse, NetworkError>;
+    /// Milliseconds since the Unix epoch, with sub-millisecond precision where available.
+    fn now_ms(&self) -> f64;
+    async fn sleep(&self, ms: u64);
+    /// A uniformly distributed number in [0, 1), for retry jitter.
+    fn random(&self) -> f64;
+}
+
+/// Reads a whole body into a string (lossy UTF-8), for JSON answers and error bodies.
+pub async fn read_text(mut body: Body) -> Result<String, NetworkError> {
+    use futures::StreamExt;
+    let mut bytes = Vec::new();
+    while let Some(chunk) = body.next().await {
+        bytes.extend_from_slice(&chunk?);
+    }
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}

@@ -1,0 +1,55 @@
+//! MCP messages (protocol versions 2025-03-26, 2025-06-18 and 2025-11-25), as `params` and
+//! `result` payloads of JSON-RPC messages. Field names follow `schema.ts`; anything we do not
+//! model is kept in `extra` or as raw JSON so nothing a server sends is lost.
+
+mod content;
+mod lifecycle;
+mod notifications;
+mod prompts;
+mod resources;
+mod server_requests;
+mod tools;
+
+pub use content::*;
+pub use lifecycle::*;
+pub use notifications::*;
+pub use prompts::*;
+pub use resources::*;
+pub use server_requests::*;
+pub use tools::*;
+
+/// Request and notification method names.
+pub mod method {
+    pub const INITIALIZE: &str = "initialize";
+    pub const INITIALIZED: &str = "notifications/initialized";
+    pub const PING: &str = "ping";
+    pub const TOOLS_LIST: &str = "tools/list";
+    pub const TOOLS_CALL: &str = "tools/call";
+    pub const RESOURCES_LIST: &str = "resources/list";
+    pub const RESOURCES_TEMPLATES_LIST: &str = "resources/templates/list";
+    pub const RESOURCES_READ: &str = "resources/read";
+    pub const RESOURCES_SUBSCRIBE: &str = "resources/subscribe";
+    pub const RESOURCES_UNSUBSCRIBE: &str = "resources/unsubscribe";
+    pub const PROMPTS_LIST: &str = "prompts/list";
+    pub const PROMPTS_GET: &str = "prompts/get";
+    pub const LOGGING_SET_LEVEL: &str = "logging/setLevel";
+    pub const CANCELLED: &str = "notifications/cancelled";
+    pub const PROGRESS: &str = "notifications/progress";
+    pub const MESSAGE: &str = "notifications/message";
+    pub const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
+    pub const RESOURCES_LIST_CHANGED: &str = "notifications/resources/list_changed";
+    pub const PROMPTS_LIST_CHANGED: &str = "notifications/prompts/list_changed";
+    pub const RESOURCES_UPDATED: &str = "notifications/resources/updated";
+    pub const SAMPLING_CREATE_MESSAGE: &str = "sampling/createMessage";
+    pub const ELICITATION_CREATE: &str = "elicitation/create";
+    pub const ROOTS_LIST: &str = "roots/list";
+    /// 2026-07-28: the discovery request that replaces `initialize`.
+    pub const SERVER_DISCOVER: &str = "server/discover";
+}
+
+/// A page of a `*/list` result: the items plus the cursor of the next page, if any (C-24).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct PaginatedParams {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+}

@@ -1,0 +1,8 @@
+//! Wire types, exactly as the specs spell them: JSON-RPC 2.0, MCP and the Claude Messages API.
+//!
+//! Serde only: nothing here does I/O, holds state or knows about the browser. Every type keeps
+//! what it does not understand (as raw JSON) instead of failing, because servers and the API
+//! add fields and variants faster than any client.
+
+pub mod jsonrpc;
+pub mod mcp;

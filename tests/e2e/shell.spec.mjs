@@ -1,0 +1,41 @@
+// The app shell: it loads cleanly, every area has an accessible name, and it works by keyboard.
+import { test, expect } from "@playwright/test";
+import { openApp, snap, watchConsole } from "./support.mjs";
+
+test("shell loads without console errors and names every area", async ({ page }) => {
+  const console = watchConsole(page);
+  await openApp(page);
+  for (const name of ["Settings", "Servers", "Chat", "Timeline"]) {
+    await expect(page.getByRole("region", { name })).toBeVisible();
+  }
+  await expect(page.getByRole("banner")).toContainText("Loopscope");
+  await expect(page.getByRole("main")).toBeVisible();
+  await expect(page.getByRole("log", { name: "Conversation" })).toBeVisible();
+  await expect(page.getByRole("list", { name: "The four phases" })).toContainText("tool_result returns");
+  await snap(page, "shell-light");
+  console.expectNone();
+});
+
+test("keyboard: skip link and theme toggle", async ({ page }) => {
+  await page.emulateMedia({ colorScheme: "light" });
+  await openApp(page);
+  await page.keyboard.press("Tab");
+  const skip = page.getByRole("link", { name: "Skip to timeline" });
+  await expect(skip).toBeFocused();
+  await page.keyboard.press("Tab");
+  const toggle = page.getByRole("button", { name: "Switch to dark theme" });
+  await expect(toggle).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(page.locator("html")).toHaveAttribute("data-theme", "dark");
+  await expect(page.getByRole("button", { name: "Switch to light theme" })).toBeFocused();
+  await snap(page, "shell-dark");
+  // The choice survives a reload.
+  await page.reload();
+  await expect(page.locator("html")).toHaveAttribute("data-theme", "dark");
+});
+
+test("dark theme follows the system until the user picks one", async ({ page }) => {
+  await page.emulateMedia({ colorScheme: "dark" });
+  await openApp(page);
+  await expect(page.locator("html")).toHaveAttribute("data-theme", "dark");
+});

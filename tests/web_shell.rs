@@ -1,0 +1,81 @@
+//! DOM tests of the app shell, run in headless Chromium by wasm-bindgen-test
+//! (`cargo test --target wasm32-unknown-unknown`).
+#![cfg(target_arch = "wasm32")]
+
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn document() -> web_sys::Document {
+    web_sys::window().unwrap().document().unwrap()
+}
+
+/// Mounts the app into a fresh container and returns the container.
+fn mount() -> web_sys::HtmlElement {
+    let host: web_sys::HtmlElement = document().create_element("div").unwrap().unchecked_into();
+    document().body().unwrap().append_child(&host).unwrap();
+    let handle = leptos::mount::mount_to(host.clone(), loopscope::web::App);
+    handle.forget();
+    host
+}
+
+fn region_names(host: &web_sys::HtmlElement) -> Vec<String> {
+    let sections = host.query_selector_all("section[aria-labelledby]").unwrap();
+    (0..sections.length())
+        .map(|i| {
+            let s: web_sys::Element = sections.item(i).unwrap().unchecked_into();
+            let label_id = s.get_attribute("aria-labelledby").unwrap();
+            document()
+                .get_element_by_id(&label_id)
+                .unwrap()
+                .text_content()
+                .unwrap()
+        })
+        .collect()
+}
+
+#[wasm_bindgen_test]
+async fn shell_has_the_four_named_areas() {
+    let host = mount();
+    leptos::task::tick().await;
+    assert_eq!(
+        region_names(&host),
+        ["Settings", "Servers", "Chat", "Timeline"]
+    );
+    assert_eq!(
+        host.query_selector("h1")
+            .unwrap()
+            .unwrap()
+            .text_content()
+            .unwrap(),
+        "Loopscope"
+    );
+    host.remove();
+}
+
+#[wasm_bindgen_test]
+async fn theme_toggle_switches_and_names_the_next_theme() {
+    let host = mount();
+    leptos::task::tick().await;
+    let root = document().document_element().unwrap();
+    let button: web_sys::HtmlElement = host
+        .query_selector("button.theme-toggle")
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    let before = root.get_attribute("data-theme").unwrap();
+    let label = button.get_attribute("aria-label").unwrap();
+    let other = if before == "dark" { "light" } else { "dark" };
+    assert_eq!(label, format!("Switch to {other} theme"));
+    button.click();
+    leptos::task::tick().await;
+    assert_eq!(root.get_attribute("data-theme").unwrap(), other);
+    assert_eq!(
+        button.get_attribute("aria-label").unwrap(),
+        format!("Switch to {before} theme")
+    );
+    button.click();
+    leptos::task::tick().await;
+    host.remove();
+}
