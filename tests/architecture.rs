@@ -21,9 +21,7 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
 
 /// Lines of code (comments stripped) in `layer` that mention any of `forbidden`.
 fn violations(layer: &str, forbidden: &[&str]) -> Vec<String> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("src")
-        .join(layer);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(layer);
     let mut found = Vec::new();
     for file in rust_files(&dir) {
         for (n, line) in fs::read_to_string(&file).unwrap().lines().enumerate() {

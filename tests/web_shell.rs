@@ -26,11 +26,7 @@ fn region_names(host: &web_sys::HtmlElement) -> Vec<String> {
         .map(|i| {
             let s: web_sys::Element = sections.item(i).unwrap().unchecked_into();
             let label_id = s.get_attribute("aria-labelledby").unwrap();
-            document()
-                .get_element_by_id(&label_id)
-                .unwrap()
-                .text_content()
-                .unwrap()
+            document().get_element_by_id(&label_id).unwrap().text_content().unwrap()
         })
         .collect()
 }
@@ -39,18 +35,8 @@ fn region_names(host: &web_sys::HtmlElement) -> Vec<String> {
 async fn shell_has_the_four_named_areas() {
     let host = mount();
     leptos::task::tick().await;
-    assert_eq!(
-        region_names(&host),
-        ["Settings", "Servers", "Chat", "Timeline"]
-    );
-    assert_eq!(
-        host.query_selector("h1")
-            .unwrap()
-            .unwrap()
-            .text_content()
-            .unwrap(),
-        "Loopscope"
-    );
+    assert_eq!(region_names(&host), ["Settings", "Servers", "Chat", "Timeline"]);
+    assert_eq!(host.query_selector("h1").unwrap().unwrap().text_content().unwrap(), "Loopscope");
     host.remove();
 }
 
@@ -59,11 +45,7 @@ async fn theme_toggle_switches_and_names_the_next_theme() {
     let host = mount();
     leptos::task::tick().await;
     let root = document().document_element().unwrap();
-    let button: web_sys::HtmlElement = host
-        .query_selector("button.theme-toggle")
-        .unwrap()
-        .unwrap()
-        .unchecked_into();
+    let button: web_sys::HtmlElement = host.query_selector("button.theme-toggle").unwrap().unwrap().unchecked_into();
     let before = root.get_attribute("data-theme").unwrap();
     let label = button.get_attribute("aria-label").unwrap();
     let other = if before == "dark" { "light" } else { "dark" };
@@ -71,10 +53,7 @@ async fn theme_toggle_switches_and_names_the_next_theme() {
     button.click();
     leptos::task::tick().await;
     assert_eq!(root.get_attribute("data-theme").unwrap(), other);
-    assert_eq!(
-        button.get_attribute("aria-label").unwrap(),
-        format!("Switch to {before} theme")
-    );
+    assert_eq!(button.get_attribute("aria-label").unwrap(), format!("Switch to {before} theme"));
     button.click();
     leptos::task::tick().await;
     host.remove();

@@ -51,10 +51,7 @@ impl Headers {
     }
 
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.0
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        self.0.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
@@ -91,10 +88,7 @@ pub struct HttpResponse {
 
 impl fmt::Debug for HttpResponse {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("HttpResponse")
-            .field("status", &self.status)
-            .field("headers", &self.headers)
-            .finish()
+        f.debug_struct("HttpResponse").field("status", &self.status).field("headers", &self.headers).finish()
     }
 }
 
@@ -108,9 +102,7 @@ pub struct NetworkError {
 
 impl NetworkError {
     pub fn new(message: impl Into<String>) -> Self {
-        Self {
-            message: message.into(),
-        }
+        Self { message: message.into() }
     }
 }
 

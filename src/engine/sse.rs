@@ -149,11 +149,7 @@ impl SseParser {
             return;
         }
         self.has_data = false;
-        out.push(SseEvent {
-            event,
-            data: std::mem::take(&mut self.data),
-            id: self.last_id.clone(),
-        });
+        out.push(SseEvent { event, data: std::mem::take(&mut self.data), id: self.last_id.clone() });
     }
 }
 
@@ -178,21 +174,9 @@ mod tests {
         assert_eq!(
             events,
             vec![
-                SseEvent {
-                    event: Some("message".into()),
-                    data: "{\"a\":\n 1}".into(),
-                    id: Some("1".into())
-                },
-                SseEvent {
-                    event: None,
-                    data: "héllo ✓".into(),
-                    id: Some("1".into())
-                },
-                SseEvent {
-                    event: None,
-                    data: "x".into(),
-                    id: None
-                },
+                SseEvent { event: Some("message".into()), data: "{\"a\":\n 1}".into(), id: Some("1".into()) },
+                SseEvent { event: None, data: "héllo ✓".into(), id: Some("1".into()) },
+                SseEvent { event: None, data: "x".into(), id: None },
             ]
         );
         assert_eq!(p.retry_ms(), Some(1500));

@@ -76,11 +76,7 @@ pub struct ErrorObject {
 
 impl ErrorObject {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Self {
-            code,
-            message: message.into(),
-            data: None,
-        }
+        Self { code, message: message.into(), data: None }
     }
 }
 
@@ -126,18 +122,11 @@ pub enum EnvelopeError {
 
 impl Message {
     pub fn request(id: RequestId, method: impl Into<String>, params: Option<Value>) -> Self {
-        Message::Request {
-            id,
-            method: method.into(),
-            params,
-        }
+        Message::Request { id, method: method.into(), params }
     }
 
     pub fn notification(method: impl Into<String>, params: Option<Value>) -> Self {
-        Message::Notification {
-            method: method.into(),
-            params,
-        }
+        Message::Notification { method: method.into(), params }
     }
 
     /// The id this message carries, if any.
@@ -180,10 +169,7 @@ impl Message {
             }
             Message::Error { id, error } => {
                 m.insert("id".into(), serde_json::to_value(id).unwrap_or(Value::Null));
-                m.insert(
-                    "error".into(),
-                    serde_json::to_value(error).unwrap_or(Value::Null),
-                );
+                m.insert("error".into(), serde_json::to_value(error).unwrap_or(Value::Null));
             }
         }
         Value::Object(m)
@@ -204,9 +190,10 @@ impl Message {
         let id = match m.remove("id") {
             None => None,
             Some(Value::Null) => Some(None),
-            Some(v) => Some(Some(serde_json::from_value::<RequestId>(v).map_err(
-                |_| EnvelopeError::Shape("`id` must be a string or an integer"),
-            )?)),
+            Some(v) => Some(Some(
+                serde_json::from_value::<RequestId>(v)
+                    .map_err(|_| EnvelopeError::Shape("`id` must be a string or an integer"))?,
+            )),
         };
         let params = m.remove("params");
         if let Some(method) = m.remove("method") {
@@ -220,13 +207,9 @@ impl Message {
             };
         }
         if let Some(error) = m.remove("error") {
-            let error = serde_json::from_value(error).map_err(|_| {
-                EnvelopeError::Shape("`error` must have a numeric `code` and a `message`")
-            })?;
-            return Ok(Message::Error {
-                id: id.flatten(),
-                error,
-            });
+            let error = serde_json::from_value(error)
+                .map_err(|_| EnvelopeError::Shape("`error` must have a numeric `code` and a `message`"))?;
+            return Ok(Message::Error { id: id.flatten(), error });
         }
         if let Some(result) = m.remove("result") {
             return match id {
@@ -234,15 +217,12 @@ impl Message {
                 _ => Err(EnvelopeError::Shape("a response needs an `id`")),
             };
         }
-        Err(EnvelopeError::Shape(
-            "no `method`, `result` or `error` member",
-        ))
+        Err(EnvelopeError::Shape("no `method`, `result` or `error` member"))
     }
 
     /// Parses a body that holds one message or (MCP 2025-03-26) a batch of them (C-13).
     pub fn parse_all(text: &str) -> Result<Vec<Self>, EnvelopeError> {
-        let v: Value =
-            serde_json::from_str(text).map_err(|e| EnvelopeError::Json(e.to_string()))?;
+        let v: Value = serde_json::from_str(text).map_err(|e| EnvelopeError::Json(e.to_string()))?;
         match v {
             Value::Array(items) => items.into_iter().map(Message::from_value).collect(),
             v => Ok(vec![Message::from_value(v)?]),
@@ -277,34 +257,23 @@ mod tests {
         assert!(matches!(req, Message::Request { .. }));
         let note = Message::from_value(json!({"jsonrpc":"2.0","method":"m"})).unwrap();
         assert!(matches!(note, Message::Notification { .. }));
-        let err = Message::from_value(
-            json!({"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"x"}}),
-        )
-        .unwrap();
+        let err = Message::from_value(json!({"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"x"}})).unwrap();
         assert_eq!(err.id(), None);
     }
 
     #[test]
     fn rejects_what_is_not_json_rpc() {
-        assert_eq!(
-            Message::from_value(json!({"id":1,"result":{}})),
-            Err(EnvelopeError::Version)
-        );
+        assert_eq!(Message::from_value(json!({"id":1,"result":{}})), Err(EnvelopeError::Version));
         assert!(Message::from_value(json!({"jsonrpc":"2.0","id":1})).is_err());
         assert!(Message::from_value(json!({"jsonrpc":"2.0","id":null,"method":"m"})).is_err());
         assert!(Message::from_value(json!({"jsonrpc":"2.0","id":1.5,"result":1})).is_err());
-        assert!(matches!(
-            Message::parse_all("{oops"),
-            Err(EnvelopeError::Json(_))
-        ));
+        assert!(matches!(Message::parse_all("{oops"), Err(EnvelopeError::Json(_))));
     }
 
     #[test]
     fn batches_are_accepted_c13() {
-        let msgs = Message::parse_all(
-            r#"[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","id":2,"result":1}]"#,
-        )
-        .unwrap();
+        let msgs =
+            Message::parse_all(r#"[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","id":2,"result":1}]"#).unwrap();
         assert_eq!(msgs.len(), 2);
     }
 
@@ -314,9 +283,6 @@ mod tests {
         assert_eq!(ErrorCode(-32001).name(), "Server error");
         assert_eq!(ErrorCode(-32500).name(), "Reserved error");
         assert_eq!(ErrorCode(42).name(), "Application error");
-        assert_eq!(
-            ErrorCode::INVALID_PARAMS.to_string(),
-            "-32602 Invalid params"
-        );
+        assert_eq!(ErrorCode::INVALID_PARAMS.to_string(), "-32602 Invalid params");
     }
 }

@@ -46,10 +46,7 @@ fn initial() -> Theme {
 }
 
 fn apply(theme: Theme) {
-    if let Some(root) = web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.document_element())
-    {
+    if let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) {
         let _ = root.set_attribute("data-theme", theme.as_str());
     }
 }

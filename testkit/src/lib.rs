@@ -1,1 +1,37 @@
-//! Test fixtures for Loopscope (native only).
+//! Test fixtures for Loopscope (native only, never shipped):
+//! - [`real`]: start and stop real MCP servers (server-everything from npm, our server built
+//!   on the official Python SDK), on 127.0.0.1 only;
+//! - [`mcp_faults`]: an MCP endpoint per fault that real servers will not produce on demand;
+//! - [`fake_claude`]: a strict fake of the Claude Messages API.
+//!
+//! Everything binds 127.0.0.1 and every wait is bounded.
+
+pub mod http;
+pub mod mcp_faults;
+pub mod real;
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// The repository root (where package.json, .venv and tests/servers live).
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("testkit lives in the repository").to_path_buf()
+}
+
+/// A port that was free a moment ago on 127.0.0.1.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("a free loopback port")
+}
+
+/// Waits until something accepts connections on 127.0.0.1:`port`, for at most `limit`.
+pub fn wait_listening(port: u16, limit: Duration) -> bool {
+    let until = Instant::now() + limit;
+    while Instant::now() < until {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}

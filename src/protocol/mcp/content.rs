@@ -87,9 +87,7 @@ mod tests {
         ];
         for f in fixtures {
             let block: ContentBlock = serde_json::from_value(f.clone()).unwrap();
-            let ContentBlock::Known(known) = &block else {
-                panic!("{f} parsed as unknown")
-            };
+            let ContentBlock::Known(known) = &block else { panic!("{f} parsed as unknown") };
             match known {
                 KnownContent::Text { .. }
                 | KnownContent::Image { .. }
@@ -108,9 +106,6 @@ mod tests {
         assert_eq!(block, ContentBlock::Unknown(v));
         // A known type with a missing field is kept too rather than failing the whole result.
         let broken = json!({"type":"image","data":"AAAA"});
-        assert!(matches!(
-            serde_json::from_value(broken).unwrap(),
-            ContentBlock::Unknown(_)
-        ));
+        assert!(matches!(serde_json::from_value(broken).unwrap(), ContentBlock::Unknown(_)));
     }
 }

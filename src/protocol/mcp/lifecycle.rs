@@ -72,12 +72,7 @@ impl ServerCapabilities {
         let mut push = |name: &str, on: bool| on.then(|| names.push(name.to_owned()));
         push("tools", self.tools.is_some());
         push("resources", self.resources.is_some());
-        push(
-            "resources.subscribe",
-            self.resources
-                .as_ref()
-                .is_some_and(|r| r.subscribe == Some(true)),
-        );
+        push("resources.subscribe", self.resources.as_ref().is_some_and(|r| r.subscribe == Some(true)));
         push("prompts", self.prompts.is_some());
         push("logging", self.logging.is_some());
         push("completions", self.completions.is_some());

@@ -18,16 +18,7 @@ pub struct ProgressParams {
 }
 
 /// The eight syslog levels `logging/setLevel` and `notifications/message` use (C-23).
-pub const LOG_LEVELS: [&str; 8] = [
-    "debug",
-    "info",
-    "notice",
-    "warning",
-    "error",
-    "critical",
-    "alert",
-    "emergency",
-];
+pub const LOG_LEVELS: [&str; 8] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LoggingMessageParams {

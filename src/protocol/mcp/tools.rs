@@ -31,11 +31,7 @@ pub struct Tool {
 impl Tool {
     /// True when the server says the tool only runs as a task, which we do not implement (C-27).
     pub fn requires_tasks(&self) -> bool {
-        self.execution
-            .as_ref()
-            .and_then(|e| e.get("taskSupport"))
-            .and_then(Value::as_str)
-            == Some("required")
+        self.execution.as_ref().and_then(|e| e.get("taskSupport")).and_then(Value::as_str) == Some("required")
     }
 }
 

@@ -1,0 +1,57 @@
+//! The layers a tool call crosses, each of which can fail on its own. The article's "armored
+//! truck": the truck (network, HTTP), the safe inside (JSON-RPC), what was in the safe (the
+//! tool's own `isError`), and what Claude finally received.
+
+use std::fmt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Layer {
+    /// No HTTP answer at all: connection refused, DNS, offline, or a CORS block in a browser.
+    Network,
+    /// An HTTP answer with a failing status.
+    Http,
+    /// HTTP 200, but a JSON-RPC error object inside.
+    JsonRpc,
+    /// A body that could not be read as what it claimed to be.
+    Decode,
+    /// The peer broke a protocol rule (wrong content type, id mismatch, unsupported version).
+    Protocol,
+    /// No answer in time.
+    Timeout,
+    /// The user stopped it.
+    Cancelled,
+    /// The call succeeded and the tool reported a failure (`isError: true`).
+    Tool,
+    /// The client refused before sending anything (invalid input, unknown tool, broken history).
+    Client,
+}
+
+impl Layer {
+    pub fn label(self) -> &'static str {
+        match self {
+            Layer::Network => "network",
+            Layer::Http => "HTTP",
+            Layer::JsonRpc => "JSON-RPC",
+            Layer::Decode => "decoding",
+            Layer::Protocol => "protocol",
+            Layer::Timeout => "timeout",
+            Layer::Cancelled => "cancelled",
+            Layer::Tool => "tool isError",
+            Layer::Client => "client",
+        }
+    }
+}
+
+impl fmt::Display for Layer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+/// A failure as the trace and the UI show it: which layer, what happened, and what to do.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Failure {
+    pub layer: Layer,
+    pub message: String,
+    pub hint: Option<String>,
+}

@@ -1,0 +1,124 @@
+//! MCP client errors, one variant per layer (network, HTTP, JSON-RPC, decoding, protocol,
+//! timeout, cancelled). A tool's `isError: true` is not here: that is a successful call
+//! carrying a failed tool (`CallToolResult::is_error`).
+
+use crate::engine::layer::{Failure, Layer};
+use crate::protocol::jsonrpc::{ErrorCode, ErrorObject, RequestId};
+
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum McpError {
+    /// No HTTP answer. In a browser, a CORS refusal looks exactly like this.
+    #[error("network error: {message}")]
+    Network { message: String },
+
+    /// An HTTP status other than the one expected. `rpc` is the JSON-RPC error object the body
+    /// carried, if any (servers often put one in a 4xx body, without an id: C-04).
+    #[error("HTTP {status}{}", rpc.as_ref().map(|e| format!(": {}", e.message)).unwrap_or_default())]
+    Http { status: u16, body: String, rpc: Option<ErrorObject>, www_authenticate: Option<String> },
+
+    /// HTTP succeeded; the JSON-RPC response is an error object.
+    #[error("{0}")]
+    Rpc(ErrorObject),
+
+    /// The body was not what it claimed to be. `raw` is kept to show.
+    #[error("could not decode the response: {reason}")]
+    Decode { reason: String, raw: String },
+
+    #[error("protocol violation: {0}")]
+    Protocol(ProtocolError),
+
+    #[error("no response within {after_ms} ms")]
+    Timeout { after_ms: u64 },
+
+    #[error("cancelled")]
+    Cancelled,
+
+    /// Refused by the client before anything was sent.
+    #[error("{0}")]
+    Client(String),
+}
+
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ProtocolError {
+    #[error("expected application/json or text/event-stream, got \"{got}\"")]
+    ContentType { got: String },
+    #[error("the response carries id {got:?}, the request had id {expected}")]
+    IdMismatch { expected: RequestId, got: Option<RequestId> },
+    #[error("the server offered protocol version {offered}; this client speaks {}", crate::protocol::mcp::SUPPORTED_VERSIONS.join(", "))]
+    VersionMismatch { requested: String, offered: String },
+    #[error("the server only speaks MCP {} (no initialize handshake); this client speaks {}", supported.join(", "), crate::protocol::mcp::SUPPORTED_VERSIONS.join(", "))]
+    ModernOnly { supported: Vec<String> },
+    #[error("HTTP {status} to a request (expected a JSON or SSE response)")]
+    UnexpectedStatus { status: u16 },
+    #[error("the response stream ended before the response{}", if *.resumed > 0 { format!(" (after {} resume attempts)", .resumed) } else { String::new() })]
+    StreamEnded { resumed: u32 },
+    #[error("the server did not declare the `{capability}` capability needed for {method}")]
+    NotCapable { method: String, capability: String },
+    #[error("the Mcp-Session-Id header holds characters outside visible ASCII")]
+    BadSessionId,
+    #[error("not connected")]
+    NotConnected,
+}
+
+impl McpError {
+    pub fn layer(&self) -> Layer {
+        match self {
+            McpError::Network { .. } => Layer::Network,
+            McpError::Http { .. } => Layer::Http,
+            McpError::Rpc(_) => Layer::JsonRpc,
+            McpError::Decode { .. } => Layer::Decode,
+            McpError::Protocol(_) => Layer::Protocol,
+            McpError::Timeout { .. } => Layer::Timeout,
+            McpError::Cancelled => Layer::Cancelled,
+            McpError::Client(_) => Layer::Client,
+        }
+    }
+
+    /// The JSON-RPC error object, whether it came in a 200 or inside an HTTP error body.
+    pub fn rpc_error(&self) -> Option<&ErrorObject> {
+        match self {
+            McpError::Rpc(e) => Some(e),
+            McpError::Http { rpc, .. } => rpc.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// What to check or do next, for the people who can act on it.
+    pub fn hint(&self) -> Option<String> {
+        Some(match self {
+            McpError::Network { .. } => "The browser got no HTTP answer. If the server is running, this is most likely \
+                CORS: the server must answer the OPTIONS preflight without authentication and send \
+                Access-Control-Allow-Origin (this page's origin or *), Access-Control-Allow-Methods: POST, GET, DELETE, OPTIONS, \
+                Access-Control-Allow-Headers: Content-Type, Accept, Authorization, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID, \
+                and Access-Control-Expose-Headers: Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate. \
+                Otherwise check the URL and that the server is up."
+                .into(),
+            McpError::Http { status: 401, www_authenticate, .. } => format!(
+                "The server wants credentials{}. Add an Authorization header (for example \"Bearer <token>\") to this server.",
+                www_authenticate.as_ref().map(|w| format!(" (WWW-Authenticate: {w})")).unwrap_or_default()
+            ),
+            McpError::Http { status: 403, www_authenticate: None, .. } => "Forbidden without a WWW-Authenticate challenge: the server most likely rejected this page's \
+                Origin (DNS-rebinding protection). Add this page's origin to the server's allowed origins."
+                .into(),
+            McpError::Http { status: 404, .. } => "Nothing at this URL: check the path (MCP servers often live at /mcp, and some treat /mcp and /mcp/ differently).".into(),
+            McpError::Http { status: 406, .. } => "The server refused the Accept header; it must accept \"application/json, text/event-stream\".".into(),
+            McpError::Http { status: 400, body, .. } if body.to_ascii_lowercase().contains("session") => {
+                "The server did not see a session id. If it sent one, it must list Mcp-Session-Id in \
+                 Access-Control-Expose-Headers so the browser can read it."
+                    .into()
+            }
+            McpError::Http { status: 502..=504, .. } => "A gateway or proxy in front of the server failed: the server may be down or too slow.".into(),
+            McpError::Rpc(e) if e.code == ErrorCode::METHOD_NOT_FOUND => "The server does not implement this method.".into(),
+            McpError::Rpc(e) if e.code == ErrorCode::INVALID_PARAMS => "The server rejected the arguments: compare them with the input schema.".into(),
+            McpError::Protocol(ProtocolError::ModernOnly { .. }) => "This server needs a client for MCP 2026-07-28. Use a server (or SDK version) that still \
+                answers initialize, or a newer client."
+                .into(),
+            McpError::Timeout { .. } => "The server took too long. Slow tools should send progress notifications, which extend the timeout.".into(),
+            _ => return None,
+        })
+    }
+
+    pub fn to_failure(&self) -> Failure {
+        Failure { layer: self.layer(), message: self.to_string(), hint: self.hint() }
+    }
+}

@@ -1,0 +1,88 @@
+//! The MCP client: Streamable HTTP transport, session lifecycle, and the requests of the three
+//! primitives (tools, resources, prompts), following conformance items C-01…C-38, C-42/C-43.
+
+mod api;
+mod client;
+mod error;
+mod handlers;
+mod transport;
+
+pub use api::ToolList;
+pub use client::McpClient;
+pub use error::{McpError, ProtocolError};
+pub use handlers::{ElicitationHandler, Handlers, ListKind, SamplingHandler, ServerNotification};
+
+use std::rc::Rc;
+
+use super::cancel::CancelToken;
+use crate::protocol::mcp::ProgressParams;
+
+/// One server as the user configured it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ServerConfig {
+    /// A stable id in the page; the trace and the timeline lane use it.
+    pub id: String,
+    /// The endpoint, used exactly as given (no slash rewriting: C-01).
+    pub url: String,
+    /// Extra headers sent on every request (C-14), e.g. `Authorization: Bearer …`. Kept in
+    /// memory only, and masked in the trace.
+    pub headers: Vec<(String, String)>,
+    pub timeouts: Timeouts,
+}
+
+impl ServerConfig {
+    pub fn new(id: impl Into<String>, url: impl Into<String>) -> Self {
+        Self { id: id.into(), url: url.into(), headers: Vec::new(), timeouts: Timeouts::default() }
+    }
+
+    pub fn with_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+}
+
+/// Per-request timeouts (C-19): `request_ms` without news from the server, extended by every
+/// progress notification, but never beyond `max_ms` in total.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timeouts {
+    pub request_ms: u64,
+    pub max_ms: u64,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Self { request_ms: 30_000, max_ms: 300_000 }
+    }
+}
+
+/// Called with each progress notification about one request.
+pub type ProgressCallback = Rc<dyn Fn(&ProgressParams)>;
+
+/// Per-call options.
+#[derive(Clone, Default)]
+pub struct RequestOptions {
+    /// Aborts the request; the server is told with `notifications/cancelled` (C-21).
+    pub cancel: Option<CancelToken>,
+    /// Overrides the server's `Timeouts::request_ms`.
+    pub timeout_ms: Option<u64>,
+    /// Called for each progress notification about this request (C-22).
+    pub on_progress: Option<ProgressCallback>,
+}
+
+impl RequestOptions {
+    pub fn cancellable(cancel: &CancelToken) -> Self {
+        Self { cancel: Some(cancel.clone()), ..Self::default() }
+    }
+}
+
+/// How a GET stream for server-initiated messages ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ListenEnd {
+    /// The server offers no such stream (405, or 404/406/400 from servers that answer so: P7).
+    NotOffered {
+        status: u16,
+    },
+    Cancelled,
+    /// It kept failing; the last error.
+    Failed(McpError),
+}

@@ -1,0 +1,238 @@
+//! Streamable HTTP, the wire under the session: every message is its own POST (C-01); a
+//! request's answer is JSON or an SSE stream, decided here from status and content type alone
+//! (C-03, C-04); GET opens the server's own stream (C-08) or resumes a broken one (C-07);
+//! DELETE ends the session (C-11). Every exchange is traced.
+
+use futures::StreamExt;
+
+use super::McpError;
+use super::client::McpClient;
+use super::error::ProtocolError;
+use crate::engine::platform::{Body, Headers, HttpRequest, HttpResponse, Method, Platform};
+use crate::engine::trace::{Direction, TraceKind};
+use crate::protocol::jsonrpc::Message;
+use crate::protocol::mcp::method;
+
+pub(super) enum GetReply {
+    Stream { exchange: u64, body: Body },
+    NotOffered { status: u16 },
+}
+
+pub(super) enum PostReply {
+    /// 202: a notification or response was taken.
+    Accepted,
+    Json {
+        exchange: u64,
+        messages: Vec<Message>,
+    },
+    Stream {
+        exchange: u64,
+        body: Body,
+    },
+}
+
+/// The media type without parameters, lowercased: "text/event-stream; charset=utf-8" →
+/// "text/event-stream".
+pub(super) fn media_type(headers: &Headers) -> String {
+    headers.get("content-type").unwrap_or("").split(';').next().unwrap_or("").trim().to_ascii_lowercase()
+}
+
+fn is_visible_ascii(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| (0x21..=0x7e).contains(&b))
+}
+
+impl<P: Platform> McpClient<P> {
+    /// Headers every request carries: the user's own (C-14), then the session id (C-09) and
+    /// negotiated version (C-12), which the user's cannot override.
+    fn headers(&self, accept: &str) -> Headers {
+        let mut h = Headers::new();
+        for (name, value) in &self.config.headers {
+            h.set(name, value.clone());
+        }
+        h.set("accept", accept);
+        let session = self.session.borrow();
+        if let Some(id) = &session.id {
+            h.set("mcp-session-id", id.clone());
+        }
+        if let Some(version) = &session.version {
+            h.set("mcp-protocol-version", version.clone());
+        }
+        h
+    }
+
+    /// Sends one request, tracing it and its status line.
+    /// `message` is the JSON-RPC message the body carries, traced right after the request line.
+    async fn send_traced(
+        &self,
+        method: Method,
+        headers: Headers,
+        message: Option<&Message>,
+    ) -> Result<(u64, HttpResponse, f64), McpError> {
+        let exchange = self.tracer.next_exchange();
+        let url = self.config.url.clone();
+        let body = message.map(Message::to_json);
+        self.tracer.emit(
+            self.peer(),
+            TraceKind::HttpRequest { exchange, method, url: url.clone(), headers: headers.clone(), body: body.clone() },
+        );
+        if let Some(m) = message {
+            let rpc = TraceKind::Rpc { direction: Direction::Out, exchange: Some(exchange), message: m.to_value() };
+            self.tracer.emit(self.peer(), rpc);
+        }
+        let started = self.platform.now_ms();
+        match self.platform.send(HttpRequest { method, url, headers, body }).await {
+            Ok(resp) => {
+                let elapsed_ms = self.platform.now_ms() - started;
+                self.tracer.emit(
+                    self.peer(),
+                    TraceKind::HttpResponse {
+                        exchange,
+                        status: resp.status,
+                        headers: resp.headers.clone(),
+                        elapsed_ms,
+                    },
+                );
+                Ok((exchange, resp, started))
+            }
+            Err(e) => {
+                let elapsed_ms = self.platform.now_ms() - started;
+                self.tracer.emit(self.peer(), TraceKind::HttpFailed { exchange, error: e.message.clone(), elapsed_ms });
+                Err(McpError::Network { message: e.message })
+            }
+        }
+    }
+
+    async fn read_body(&self, exchange: u64, mut body: Body, started: f64) -> Result<String, McpError> {
+        let mut bytes = Vec::new();
+        while let Some(chunk) = body.next().await {
+            match chunk {
+                Ok(c) => bytes.extend_from_slice(&c),
+                Err(e) => {
+                    let elapsed_ms = self.platform.now_ms() - started;
+                    self.tracer
+                        .emit(self.peer(), TraceKind::HttpFailed { exchange, error: e.message.clone(), elapsed_ms });
+                    return Err(McpError::Network { message: format!("the body broke off: {}", e.message) });
+                }
+            }
+        }
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        if !text.is_empty() {
+            let elapsed_ms = self.platform.now_ms() - started;
+            self.tracer.emit(self.peer(), TraceKind::HttpBody { exchange, body: text.clone(), elapsed_ms });
+        }
+        Ok(text)
+    }
+
+    /// An HTTP error: the body is kept, and read as a JSON-RPC error object when it is one.
+    async fn http_error(&self, exchange: u64, resp: HttpResponse, started: f64) -> McpError {
+        let status = resp.status;
+        let www_authenticate = resp.headers.get("www-authenticate").map(str::to_owned);
+        let body = self.read_body(exchange, resp.body, started).await.unwrap_or_default();
+        let rpc = Message::parse_all(&body).ok().and_then(|msgs| {
+            msgs.into_iter().find_map(|m| match m {
+                Message::Error { error, .. } => Some(error),
+                _ => None,
+            })
+        });
+        McpError::Http { status, body, rpc, www_authenticate }
+    }
+
+    /// POSTs one message (C-01, C-02) and classifies the answer.
+    pub(super) async fn post(&self, msg: &Message) -> Result<PostReply, McpError> {
+        self.post_with(msg, &Headers::new()).await
+    }
+
+    /// [`post`](Self::post) with extra headers for this one message.
+    pub(super) async fn post_with(&self, msg: &Message, extra: &Headers) -> Result<PostReply, McpError> {
+        let mut headers = self.headers("application/json, text/event-stream");
+        headers.set("content-type", "application/json");
+        for (name, value) in extra.iter() {
+            headers.set(name, value);
+        }
+        let (exchange, resp, started) = self.send_traced(Method::Post, headers, Some(msg)).await?;
+
+        if !(200..300).contains(&resp.status) {
+            return Err(self.http_error(exchange, resp, started).await);
+        }
+        if msg.method() == Some(method::INITIALIZE) {
+            // C-09: the session id comes from the InitializeResult response and nowhere else.
+            let id = resp.headers.get("mcp-session-id").map(str::to_owned);
+            if id.as_deref().is_some_and(|id| !is_visible_ascii(id)) {
+                return Err(McpError::Protocol(ProtocolError::BadSessionId));
+            }
+            self.session.borrow_mut().id = id;
+        }
+        if resp.status == 202 {
+            self.read_body(exchange, resp.body, started).await?;
+            return Ok(PostReply::Accepted);
+        }
+        match media_type(&resp.headers).as_str() {
+            "text/event-stream" => Ok(PostReply::Stream { exchange, body: resp.body }),
+            "application/json" => {
+                let text = self.read_body(exchange, resp.body, started).await?;
+                if text.trim().is_empty() && matches!(msg, Message::Notification { .. } | Message::Response { .. }) {
+                    // Some servers answer notifications with 200 and no body instead of 202.
+                    return Ok(PostReply::Accepted);
+                }
+                let messages = Message::parse_all(&text)
+                    .map_err(|e| McpError::Decode { reason: e.to_string(), raw: text.clone() })?;
+                for m in &messages {
+                    self.tracer.emit(
+                        self.peer(),
+                        TraceKind::Rpc { direction: Direction::In, exchange: Some(exchange), message: m.to_value() },
+                    );
+                }
+                Ok(PostReply::Json { exchange, messages })
+            }
+            other => {
+                let got = other.to_owned();
+                let _ = self.read_body(exchange, resp.body, started).await;
+                if matches!(msg, Message::Notification { .. } | Message::Response { .. }) {
+                    return Ok(PostReply::Accepted);
+                }
+                Err(McpError::Protocol(ProtocolError::ContentType { got }))
+            }
+        }
+    }
+
+    /// Opens the GET stream (C-08), or resumes one from `last_event_id` (C-07).
+    pub(super) async fn open_get(&self, last_event_id: Option<&str>) -> Result<GetReply, McpError> {
+        let mut headers = self.headers("text/event-stream");
+        if let Some(id) = last_event_id {
+            headers.set("last-event-id", id);
+        }
+        let (exchange, resp, started) = self.send_traced(Method::Get, headers, None).await?;
+        match resp.status {
+            200 if media_type(&resp.headers) == "text/event-stream" => {
+                Ok(GetReply::Stream { exchange, body: resp.body })
+            }
+            200 => {
+                let got = media_type(&resp.headers);
+                let _ = self.read_body(exchange, resp.body, started).await;
+                Err(McpError::Protocol(ProtocolError::ContentType { got }))
+            }
+            // 405 as the spec says; 404, 406 or 400 as many servers answer (P7). No retry loop.
+            status @ (400 | 404 | 405 | 406) => {
+                let _ = self.read_body(exchange, resp.body, started).await;
+                Ok(GetReply::NotOffered { status })
+            }
+            _ => Err(self.http_error(exchange, resp, started).await),
+        }
+    }
+
+    /// Ends the session (C-11). 405 means the server does not support it: that is fine.
+    pub(super) async fn delete_session(&self) -> Result<(), McpError> {
+        if self.session.borrow().id.is_none() {
+            return Ok(());
+        }
+        let headers = self.headers("application/json, text/event-stream");
+        let (exchange, resp, started) = self.send_traced(Method::Delete, headers, None).await?;
+        match resp.status {
+            200..=299 | 404 | 405 => {
+                let _ = self.read_body(exchange, resp.body, started).await;
+                Ok(())
+            }
+            _ => Err(self.http_error(exchange, resp, started).await),
+        }
+    }
+}

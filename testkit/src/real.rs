@@ -1,0 +1,104 @@
+//! Real MCP servers as child processes, killed when their handle drops.
+
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use crate::{free_port, repo_root, wait_listening};
+
+/// A running server; `url` is its MCP endpoint.
+pub struct RealServer {
+    pub url: String,
+    pub port: u16,
+    child: Child,
+    name: &'static str,
+}
+
+impl Drop for RealServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl RealServer {
+    /// Starts `cmd`, its output going to target/test-servers/NAME-PORT.log (named in any panic).
+    fn start(name: &'static str, mut cmd: Command, port: u16) -> Self {
+        let dir = repo_root().join("target/test-servers");
+        std::fs::create_dir_all(&dir).expect("create target/test-servers");
+        let log_path = dir.join(format!("{}-{port}.log", name.replace(' ', "-")));
+        let log = std::fs::File::create(&log_path).expect("create the server log");
+        cmd.stdin(Stdio::null()).stdout(log.try_clone().expect("log handle")).stderr(log);
+        let child =
+            cmd.spawn().unwrap_or_else(|e| panic!("cannot start {name}: {e} (run ./scripts/test once to install it)"));
+        let mut server = RealServer { url: format!("http://127.0.0.1:{port}/mcp"), port, child, name };
+        if !wait_listening(port, Duration::from_secs(20)) {
+            let status = server.child.try_wait().ok().flatten();
+            panic!(
+                "{} did not listen on 127.0.0.1:{port} within 20 s (exit status: {status:?}); its output is in {}",
+                server.name,
+                log_path.display()
+            );
+        }
+        server
+    }
+
+    /// Whether the process is still running.
+    pub fn is_running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// Stops the server now (to test what the client does when a server goes away).
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `@modelcontextprotocol/server-everything` in Streamable HTTP mode. It listens on every
+/// interface by default; the loopback preload forces 127.0.0.1.
+pub fn everything() -> RealServer {
+    everything_on(free_port())
+}
+
+pub fn everything_on(port: u16) -> RealServer {
+    let root = repo_root();
+    let mut cmd = Command::new("node");
+    cmd.current_dir(&root)
+        .arg("--require")
+        .arg(root.join("tests/servers/loopback.cjs"))
+        .arg(root.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js"))
+        .arg("streamableHttp")
+        .env("PORT", port.to_string());
+    RealServer::start("server-everything", cmd, port)
+}
+
+/// How our Python SDK server answers (see tests/servers/py_server.py).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PyMode {
+    /// The SDK's default: sessions and SSE responses.
+    Sse,
+    /// `json_response=True`.
+    Json,
+    /// `stateless_http=True`.
+    Stateless,
+}
+
+pub fn python(mode: PyMode) -> RealServer {
+    python_on(free_port(), mode, true)
+}
+
+pub fn python_on(port: u16, mode: PyMode, cors: bool) -> RealServer {
+    let root = repo_root();
+    let mut cmd = Command::new(root.join(".venv/bin/python"));
+    cmd.arg(root.join("tests/servers/py_server.py")).arg("--port").arg(port.to_string()).arg("--mode").arg(
+        match mode {
+            PyMode::Sse => "sse",
+            PyMode::Json => "json",
+            PyMode::Stateless => "stateless",
+        },
+    );
+    if !cors {
+        cmd.arg("--no-cors");
+    }
+    RealServer::start("python MCP SDK server", cmd, port)
+}

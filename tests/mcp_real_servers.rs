@@ -1,0 +1,236 @@
+//! The MCP client against real servers: `@modelcontextprotocol/server-everything` (npm) and a
+//! server of ours built on the official Python SDK in its three transport modes. All on
+//! 127.0.0.1, started and stopped by each test.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod support;
+
+use futures::FutureExt;
+use futures::future::LocalBoxFuture;
+use loopscope::engine::layer::Layer;
+use loopscope::engine::mcp::{
+    Handlers, McpClient, McpError, ProtocolError, RequestOptions, SamplingHandler, ServerConfig, ServerNotification,
+};
+use loopscope::engine::trace::Tracer;
+use loopscope::protocol::jsonrpc::ErrorObject;
+use loopscope::protocol::mcp::{ContentBlock, CreateMessageParams, CreateMessageResult, KnownContent};
+use serde_json::{Map, json};
+use std::cell::RefCell;
+use std::rc::Rc;
+use support::Native;
+use testkit::real::{self, PyMode};
+
+fn connect_to(url: &str, handlers: Handlers) -> McpClient<Native> {
+    McpClient::new(Native::new(), ServerConfig::new("real", url), Tracer::silent(), handlers)
+}
+
+fn text(blocks: &[ContentBlock]) -> String {
+    blocks
+        .iter()
+        .filter_map(|c| match c {
+            ContentBlock::Known(KnownContent::Text { text }) => Some(text.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn none() -> RequestOptions {
+    RequestOptions::default()
+}
+
+struct CannedSampler(Rc<RefCell<Vec<CreateMessageParams>>>);
+
+impl SamplingHandler for CannedSampler {
+    fn create_message(
+        &self,
+        _server: &str,
+        params: CreateMessageParams,
+    ) -> LocalBoxFuture<'static, Result<CreateMessageResult, ErrorObject>> {
+        self.0.borrow_mut().push(params);
+        async {
+            Ok(CreateMessageResult {
+                role: "assistant".into(),
+                content: ContentBlock::text("a reviewed answer"),
+                model: "claude-test".into(),
+                stop_reason: Some("endTurn".into()),
+            })
+        }
+        .boxed_local()
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn server_everything_all_three_primitives() {
+    let server = real::everything();
+    let notes = Rc::new(RefCell::new(Vec::new()));
+    let sink = notes.clone();
+    let c = connect_to(
+        &server.url,
+        Handlers { notify: Some(Rc::new(move |_, n| sink.borrow_mut().push(n))), ..Default::default() },
+    );
+    let info = c.connect().await.unwrap();
+    assert_eq!(info.protocol_version, "2025-11-25");
+    assert_eq!(info.server_info.name, "mcp-servers/everything");
+    assert!(info.instructions.is_some());
+    assert!(c.session_id().is_some(), "server-everything keeps sessions");
+
+    let tools = c.list_tools(&none()).await.unwrap();
+    let names: Vec<_> = tools.tools.iter().map(|t| t.name.as_str()).collect();
+    for expected in ["echo", "get-sum", "trigger-long-running-operation", "get-tiny-image"] {
+        assert!(names.contains(&expected), "{expected} missing from {names:?}");
+    }
+    assert!(!names.contains(&"trigger-sampling-request"), "offered only to clients that declare sampling");
+
+    let echo = c.call_tool("echo", json!({"message": "hello"}), &none()).await.unwrap();
+    assert!(!echo.is_error);
+    assert_eq!(text(&echo.content), "Echo: hello");
+    let sum = c.call_tool("get-sum", json!({"a": 2, "b": 3}), &none()).await.unwrap();
+    assert!(text(&sum.content).contains('5'), "{:?}", sum.content);
+    let image = c.call_tool("get-tiny-image", json!({}), &none()).await.unwrap();
+    assert!(
+        image.content.iter().any(
+            |b| matches!(b, ContentBlock::Known(KnownContent::Image { mime_type, .. }) if mime_type == "image/png")
+        )
+    );
+
+    // Bad arguments: the server's answer (JSON-RPC error or isError) is a failure either way.
+    match c.call_tool("get-sum", json!({"a": "two"}), &none()).await {
+        Ok(r) => assert!(r.is_error, "{r:?}"),
+        Err(e) => assert_eq!(e.layer(), Layer::JsonRpc, "{e}"),
+    }
+
+    let resources = c.list_resources(&none()).await.unwrap();
+    assert!(!resources.is_empty());
+    let read = c.read_resource(&resources[0].uri, &none()).await.unwrap();
+    assert_eq!(read.contents[0].uri, resources[0].uri);
+    let templates = c.list_resource_templates(&none()).await.unwrap();
+    assert!(templates.iter().any(|t| t.uri_template.contains("{resourceId}")), "{templates:?}");
+
+    let prompts = c.list_prompts(&none()).await.unwrap();
+    let args_prompt = prompts.iter().find(|p| p.name == "args-prompt").expect("args-prompt");
+    let missing = c.get_prompt(args_prompt, &Map::new(), &none()).await.unwrap_err();
+    assert_eq!(missing.layer(), Layer::Client, "C-34: required arguments checked before sending");
+    assert!(missing.to_string().contains("city"));
+    let args = json!({"city": "Tokyo"}).as_object().cloned().unwrap();
+    let filled = c.get_prompt(args_prompt, &args, &none()).await.unwrap();
+    assert!(
+        matches!(&filled.messages[0].content, ContentBlock::Known(KnownContent::Text { text }) if text.contains("Tokyo"))
+    );
+
+    c.ping(&none()).await.unwrap();
+    c.set_log_level("debug").await.unwrap();
+
+    // Progress (C-22) arrives on the POST stream and reaches both the call and the page.
+    let progress = Rc::new(RefCell::new(Vec::new()));
+    let seen = progress.clone();
+    let opts = RequestOptions { on_progress: Some(Rc::new(move |p| seen.borrow_mut().push(p.progress))), ..none() };
+    let long =
+        c.call_tool("trigger-long-running-operation", json!({"duration": 0.3, "steps": 3}), &opts).await.unwrap();
+    assert!(text(&long.content).contains("completed"));
+    assert_eq!(*progress.borrow(), [1.0, 2.0, 3.0]);
+    assert!(notes.borrow().iter().any(|n| matches!(n, ServerNotification::Progress(_))));
+
+    c.disconnect().await.unwrap();
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn server_everything_sampling_goes_through_the_handler_c38() {
+    let server = real::everything();
+    let asked = Rc::new(RefCell::new(Vec::new()));
+    let c = connect_to(
+        &server.url,
+        Handlers { sampling: Some(Rc::new(CannedSampler(asked.clone()))), ..Default::default() },
+    );
+    c.connect().await.unwrap();
+    let tools = c.list_tools(&none()).await.unwrap();
+    assert!(tools.tools.iter().any(|t| t.name == "trigger-sampling-request"), "declared sampling → tool offered");
+    let r =
+        c.call_tool("trigger-sampling-request", json!({"prompt": "Say hi", "maxTokens": 20}), &none()).await.unwrap();
+    assert!(text(&r.content).contains("a reviewed answer"), "{:?}", r.content);
+    let asked = asked.borrow();
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0].max_tokens, 20);
+    assert_eq!(asked[0].system_prompt.as_deref(), Some("You are a helpful test server."));
+}
+
+async fn python_sdk_server(mode: PyMode) {
+    let server = real::python(mode);
+    let c = connect_to(&server.url, Handlers::default());
+    let info = c.connect().await.unwrap();
+    assert_eq!(info.server_info.name, "loopscope-notes");
+    assert_eq!(info.protocol_version, "2025-11-25");
+    assert_eq!(c.session_id().is_some(), mode != PyMode::Stateless, "{mode:?}");
+
+    let tools = c.list_tools(&none()).await.unwrap();
+    let names: Vec<_> = tools.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["search_notes", "add", "always_fails", "slow_count"], "{mode:?}");
+
+    let sum = c.call_tool("add", json!({"a": 2, "b": 3}), &none()).await.unwrap();
+    assert_eq!(text(&sum.content), "5.0");
+    // A tool that raises is a successful call carrying a failed tool (C-28).
+    let failed = c.call_tool("always_fails", json!({"reason": "today"}), &none()).await.unwrap();
+    assert!(failed.is_error);
+    assert!(text(&failed.content).contains("always_fails failed today"), "{:?}", failed.content);
+    // An unknown tool, in this SDK, is isError too (other servers send -32602).
+    let unknown = c.call_tool("no_such_tool", json!({}), &none()).await;
+    assert!(
+        matches!(&unknown, Ok(r) if r.is_error) || matches!(&unknown, Err(e) if e.layer() == Layer::JsonRpc),
+        "{unknown:?}"
+    );
+
+    if mode != PyMode::Stateless {
+        // Stateless servers have nowhere to send progress for the request; the others do.
+        let progress = Rc::new(RefCell::new(Vec::new()));
+        let seen = progress.clone();
+        let opts = RequestOptions { on_progress: Some(Rc::new(move |p| seen.borrow_mut().push(p.progress))), ..none() };
+        let slow = c.call_tool("slow_count", json!({"steps": 3, "delay_ms": 50}), &opts).await.unwrap();
+        assert_eq!(text(&slow.content), "counted to 3");
+        if mode == PyMode::Sse {
+            assert_eq!(*progress.borrow(), [1.0, 2.0, 3.0], "{mode:?}");
+        }
+    }
+
+    let resources = c.list_resources(&none()).await.unwrap();
+    assert_eq!(resources[0].uri, "notes://index");
+    let templates = c.list_resource_templates(&none()).await.unwrap();
+    assert_eq!(templates[0].uri_template, "notes://{note_id}");
+    let note = c.read_resource("notes://jsonrpc", &none()).await.unwrap();
+    assert!(note.contents[0].text.as_deref().unwrap().contains("strict contract"));
+
+    let prompts = c.list_prompts(&none()).await.unwrap();
+    let explain = &prompts[0];
+    assert_eq!(explain.name, "explain");
+    let args = json!({"topic": "MCP"}).as_object().cloned().unwrap();
+    let got = c.get_prompt(explain, &args, &none()).await.unwrap();
+    assert_eq!(got.messages[0].role, "user");
+
+    // C-35: this server does not declare `logging`; the client does not ask.
+    assert!(matches!(c.set_log_level("info").await, Err(McpError::Protocol(ProtocolError::NotCapable { .. }))));
+    c.disconnect().await.unwrap();
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn python_sdk_sse_mode() {
+    python_sdk_server(PyMode::Sse).await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn python_sdk_json_response_mode() {
+    python_sdk_server(PyMode::Json).await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn python_sdk_stateless_mode() {
+    python_sdk_server(PyMode::Stateless).await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_server_that_goes_away_is_a_network_error() {
+    let mut server = real::python(PyMode::Json);
+    let c = connect_to(&server.url, Handlers::default());
+    c.connect().await.unwrap();
+    server.kill();
+    let err = c.call_tool("add", json!({"a": 1, "b": 1}), &none()).await.unwrap_err();
+    assert_eq!(err.layer(), Layer::Network, "{err}");
+}

@@ -1,0 +1,76 @@
+//! What native tests share: the engine's `Platform` over reqwest and tokio (the stand-in for
+//! the browser's fetch and setTimeout), and a trace recorder.
+#![allow(dead_code)] // each test binary uses a different part
+
+use futures::StreamExt;
+use loopscope::engine::platform::{HttpRequest, HttpResponse, Method, NetworkError, Platform};
+use loopscope::engine::trace::{TraceEvent, Tracer};
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+pub struct Native {
+    client: reqwest::Client,
+    origin: Instant,
+    epoch_ms: f64,
+    seed: Cell<u64>,
+}
+
+impl Native {
+    pub fn new() -> Rc<Self> {
+        let epoch_ms = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs_f64() * 1000.0;
+        // No proxy from the environment: tests only ever talk to 127.0.0.1 directly.
+        let client = reqwest::Client::builder().no_proxy().build().unwrap();
+        Rc::new(Self { client, origin: Instant::now(), epoch_ms, seed: Cell::new(0x9E37_79B9_7F4A_7C15) })
+    }
+}
+
+impl Platform for Native {
+    async fn send(&self, req: HttpRequest) -> Result<HttpResponse, NetworkError> {
+        let method = match req.method {
+            Method::Get => reqwest::Method::GET,
+            Method::Post => reqwest::Method::POST,
+            Method::Delete => reqwest::Method::DELETE,
+        };
+        let mut builder = self.client.request(method, &req.url);
+        for (name, value) in req.headers.iter() {
+            builder = builder.header(name, value);
+        }
+        if let Some(body) = req.body {
+            builder = builder.body(body);
+        }
+        let resp = builder.send().await.map_err(|e| NetworkError::new(format!("{e:#}")))?;
+        let status = resp.status().as_u16();
+        let headers =
+            resp.headers().iter().map(|(n, v)| (n.to_string(), v.to_str().unwrap_or_default().to_owned())).collect();
+        let body =
+            resp.bytes_stream().map(|chunk| chunk.map(|b| b.to_vec()).map_err(|e| NetworkError::new(format!("{e:#}"))));
+        Ok(HttpResponse { status, headers, body: Box::pin(body) })
+    }
+
+    fn now_ms(&self) -> f64 {
+        self.epoch_ms + self.origin.elapsed().as_secs_f64() * 1000.0
+    }
+
+    async fn sleep(&self, ms: u64) {
+        tokio::time::sleep(Duration::from_millis(ms)).await
+    }
+
+    fn random(&self) -> f64 {
+        // xorshift64: deterministic jitter is fine for tests.
+        let mut x = self.seed.get();
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.seed.set(x);
+        (x >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// A tracer that keeps every event, for assertions on the trace.
+pub fn recording_tracer(platform: &Rc<Native>) -> (Tracer, Rc<RefCell<Vec<TraceEvent>>>) {
+    let events = Rc::new(RefCell::new(Vec::new()));
+    let sink = events.clone();
+    let clock = platform.clone();
+    (Tracer::new(move || clock.now_ms(), move |e| sink.borrow_mut().push(e)), events)
+}
