@@ -1,6 +1,7 @@
 //! The Leptos UI and everything that touches the browser. Compiled for wasm32 only.
 
 mod app;
+pub mod platform;
 mod theme;
 
 pub use app::App;

@@ -1,0 +1,110 @@
+//! The engine's `Platform` in the page: `fetch` with a streamed body, `setTimeout`, and the
+//! performance clock. Dropping a request or its body aborts the fetch (AbortController), so a
+//! cancelled tool call really stops the HTTP request.
+
+use futures::StreamExt;
+use js_sys::{Promise, Uint8Array};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{AbortController, ReadableStreamDefaultReader, RequestInit, RequestMode};
+
+use crate::engine::platform::{Headers, HttpRequest, HttpResponse, NetworkError, Platform};
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Browser;
+
+/// Aborts the fetch when dropped: held by the pending request, then by its body stream.
+struct AbortOnDrop(AbortController);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+fn describe(e: JsValue) -> NetworkError {
+    let text = e
+        .dyn_ref::<js_sys::Error>()
+        .map(|e| format!("{}: {}", e.name(), e.message()))
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| format!("{e:?}"));
+    NetworkError::new(format!("fetch failed ({text})"))
+}
+
+fn window() -> web_sys::Window {
+    web_sys::window().expect("a browser window")
+}
+
+impl Platform for Browser {
+    async fn send(&self, req: HttpRequest) -> Result<HttpResponse, NetworkError> {
+        let controller = AbortController::new().map_err(describe)?;
+        let guard = AbortOnDrop(controller.clone());
+        let headers = web_sys::Headers::new().map_err(describe)?;
+        for (name, value) in req.headers.iter() {
+            headers.append(name, value).map_err(describe)?;
+        }
+        let init = RequestInit::new();
+        init.set_method(req.method.as_str());
+        init.set_headers(&headers);
+        init.set_mode(RequestMode::Cors);
+        init.set_signal(Some(&controller.signal()));
+        if let Some(body) = &req.body {
+            init.set_body(&JsValue::from_str(body));
+        }
+        let response: web_sys::Response =
+            JsFuture::from(window().fetch_with_str_and_init(&req.url, &init)).await.map_err(describe)?.unchecked_into();
+
+        let mut out = Headers::new();
+        if let Ok(Some(entries)) = js_sys::try_iter(&response.headers()) {
+            for entry in entries.flatten() {
+                let pair: js_sys::Array = entry.unchecked_into();
+                if let (Some(n), Some(v)) = (pair.get(0).as_string(), pair.get(1).as_string()) {
+                    out.set(&n, v);
+                }
+            }
+        }
+        let status = response.status();
+        let body = match response.body() {
+            None => futures::stream::empty().boxed_local(),
+            Some(stream) => {
+                let reader: ReadableStreamDefaultReader = stream.get_reader().unchecked_into();
+                futures::stream::unfold(Some((reader, guard)), |state| async move {
+                    let (reader, guard) = state?;
+                    match JsFuture::from(reader.read()).await {
+                        Err(e) => Some((Err(describe(e)), None)),
+                        Ok(chunk) => {
+                            let done = js_sys::Reflect::get(&chunk, &"done".into()).ok()?.as_bool().unwrap_or(true);
+                            if done {
+                                return None;
+                            }
+                            let value = js_sys::Reflect::get(&chunk, &"value".into()).ok()?;
+                            let bytes = value.dyn_into::<Uint8Array>().map(|a| a.to_vec()).unwrap_or_default();
+                            Some((Ok(bytes), Some((reader, guard))))
+                        }
+                    }
+                })
+                .boxed_local()
+            }
+        };
+        Ok(HttpResponse { status, headers: out, body })
+    }
+
+    fn now_ms(&self) -> f64 {
+        match window().performance() {
+            Some(p) => p.time_origin() + p.now(),
+            None => js_sys::Date::now(),
+        }
+    }
+
+    async fn sleep(&self, ms: u64) {
+        let promise = Promise::new(&mut |resolve, _| {
+            let _ = window()
+                .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms.min(i32::MAX as u64) as i32);
+        });
+        let _ = JsFuture::from(promise).await;
+    }
+
+    fn random(&self) -> f64 {
+        js_sys::Math::random()
+    }
+}

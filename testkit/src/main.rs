@@ -1,0 +1,57 @@
+//! `fixtures`: runs the test servers for the browser test layers (wasm-bindgen-test and
+//! Playwright), which cannot start processes themselves.
+//!
+//! ```text
+//! fixtures [--everything PORT] [--python PORT] [--python-json PORT] [--python-nocors PORT]
+//!          [--faults PORT] [--parent PID] [--max-seconds N]
+//! ```
+//! Everything binds 127.0.0.1. Prints `ready` once every server listens, then runs until
+//! killed, until `--parent` exits, or for at most `--max-seconds` (default 1800).
+
+use std::time::{Duration, Instant};
+use testkit::mcp_faults::Faults;
+use testkit::real::{self, PyMode};
+
+fn parent_alive(pid: u32) -> bool {
+    std::path::Path::new(&format!("/proc/{pid}")).exists()
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut servers = Vec::new();
+    let mut faults = None;
+    let mut parent = None;
+    let mut max_seconds = 1800u64;
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let value = it.next().unwrap_or_else(|| panic!("{flag} needs a value"));
+        let port = || value.parse::<u16>().unwrap_or_else(|_| panic!("{flag}: {value} is not a port"));
+        match flag.as_str() {
+            "--everything" => servers.push(real::everything_on(port())),
+            "--python" => servers.push(real::python_on(port(), PyMode::Sse, true)),
+            "--python-json" => servers.push(real::python_on(port(), PyMode::Json, true)),
+            "--python-nocors" => servers.push(real::python_on(port(), PyMode::Sse, false)),
+            "--faults" => faults = Some(Faults::start(port()).await),
+            "--parent" => parent = Some(value.parse::<u32>().expect("--parent PID")),
+            "--max-seconds" => max_seconds = value.parse().expect("--max-seconds N"),
+            other => panic!("unknown flag {other}"),
+        }
+    }
+    println!("ready");
+    let until = Instant::now() + Duration::from_secs(max_seconds);
+    let watch = async {
+        while Instant::now() < until && parent.is_none_or(parent_alive) {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    };
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
+    // Whichever comes first, fall through so the child servers are killed, not orphaned.
+    tokio::select! {
+        _ = watch => {}
+        _ = term.recv() => {}
+        _ = tokio::signal::ctrl_c() => {}
+    }
+    drop(faults);
+    drop(servers);
+}
