@@ -3,10 +3,13 @@
 //! Async over small traits (HTTP and a clock) so the same code runs natively in
 //! tests and in the page over `fetch`. Never names leptos or web_sys (ARCHITECTURE.md).
 
+pub mod agent;
 pub mod cancel;
+pub mod claude;
 pub mod deadline;
 pub mod layer;
 pub mod mcp;
 pub mod platform;
 pub mod sse;
+pub mod time;
 pub mod trace;

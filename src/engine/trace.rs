@@ -13,14 +13,44 @@ use super::layer::Failure;
 use super::platform::{Headers, Method};
 use crate::protocol::jsonrpc::RequestId;
 
-/// Who the page exchanged a message with.
+/// Who the page exchanged a message with, or `Client`/`User` for the page's own steps.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Peer {
+    User,
+    /// The page itself: routing decisions, aggregation, the end of a turn.
+    Client,
     Claude,
     /// An MCP server, by its id in the page.
     Server(String),
     /// A function in the page.
     Local,
+}
+
+/// One line of the `tools` array as phase 1 built it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AggregatedTool {
+    /// The name Claude sees.
+    pub name: String,
+    /// Where a call to it goes, in words ("echo on MCP server \"everything\"").
+    pub origin: String,
+    pub notes: Vec<String>,
+}
+
+/// Where phase 3 sends a tool_use.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RouteTarget {
+    Local {
+        function: String,
+    },
+    Server {
+        server_id: String,
+        label: String,
+        tool: String,
+    },
+    /// Not executed: unknown name, input that is not an object, a denial, a cut-off call.
+    Refused {
+        reason: String,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,6 +122,66 @@ pub enum TraceKind {
         method: String,
         elapsed_ms: f64,
         failure: Option<Failure>,
+    },
+    /// How one Claude API attempt ended (`attempt` 0 is the first try).
+    ApiOutcome {
+        exchange: u64,
+        attempt: u32,
+        request_id: Option<String>,
+        elapsed_ms: f64,
+        failure: Option<Failure>,
+    },
+    /// The start of one of the four phases of the loop, in iteration `iteration` (from 1).
+    Phase {
+        phase: u8,
+        iteration: u32,
+    },
+    /// The user asked something.
+    UserMessage {
+        text: String,
+    },
+    /// Phase 1's result: the tools Claude will see, where each comes from, and what was left out.
+    ToolsAggregated {
+        tools: Vec<AggregatedTool>,
+        excluded: Vec<(String, String)>,
+    },
+    /// Claude asked for a tool (phase 2's output).
+    ToolUse {
+        tool_use_id: String,
+        name: String,
+        input: Value,
+    },
+    /// Phase 3's decision for one tool_use.
+    Route {
+        tool_use_id: String,
+        name: String,
+        target: RouteTarget,
+    },
+    /// The JSON-RPC request that carries a tool_use to its server.
+    RpcLink {
+        tool_use_id: String,
+        id: RequestId,
+    },
+    /// A local function ran.
+    LocalCall {
+        tool_use_id: String,
+        function: String,
+        input: Value,
+        output: String,
+        is_error: bool,
+        elapsed_ms: f64,
+    },
+    /// Phase 4: what Claude will receive for one tool_use, and the failure behind it, if any.
+    ToolResult {
+        tool_use_id: String,
+        is_error: bool,
+        content: Value,
+        failure: Option<Failure>,
+    },
+    /// The turn ended; `summary` says why in words.
+    TurnEnd {
+        stop_reason: Option<String>,
+        summary: String,
     },
     /// A line worth showing that is not a message (session re-initialised, stream resumed…).
     Note {
@@ -219,7 +309,35 @@ impl Tracer {
                 failure: failure.map(|f| Failure { message: self.mask(&f.message), ..f }),
             },
             Note { text } => Note { text: self.mask(&text) },
-            other @ HttpStreamEnd { .. } => other,
+            ApiOutcome { exchange, attempt, request_id, elapsed_ms, failure } => ApiOutcome {
+                exchange,
+                attempt,
+                request_id,
+                elapsed_ms,
+                failure: failure.map(|f| Failure { message: self.mask(&f.message), ..f }),
+            },
+            UserMessage { text } => UserMessage { text: self.mask(&text) },
+            ToolUse { tool_use_id, name, input } => ToolUse { tool_use_id, name, input: self.mask_value(input) },
+            LocalCall { tool_use_id, function, input, output, is_error, elapsed_ms } => LocalCall {
+                tool_use_id,
+                function,
+                input: self.mask_value(input),
+                output: self.mask(&output),
+                is_error,
+                elapsed_ms,
+            },
+            ToolResult { tool_use_id, is_error, content, failure } => ToolResult {
+                tool_use_id,
+                is_error,
+                content: self.mask_value(content),
+                failure: failure.map(|f| Failure { message: self.mask(&f.message), ..f }),
+            },
+            other @ (HttpStreamEnd { .. }
+            | Phase { .. }
+            | ToolsAggregated { .. }
+            | Route { .. }
+            | RpcLink { .. }
+            | TurnEnd { .. }) => other,
         }
     }
 }

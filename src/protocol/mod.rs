@@ -4,5 +4,6 @@
 //! what it does not understand (as raw JSON) instead of failing, because servers and the API
 //! add fields and variants faster than any client.
 
+pub mod claude;
 pub mod jsonrpc;
 pub mod mcp;

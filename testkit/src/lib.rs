@@ -6,6 +6,7 @@
 //!
 //! Everything binds 127.0.0.1 and every wait is bounded.
 
+pub mod fake_claude;
 pub mod http;
 pub mod mcp_faults;
 pub mod real;

@@ -27,6 +27,7 @@
 //! | `get-stream` | `GET` opens a stream carrying a log notification |
 //! | `get-404` | `GET` answers 404 instead of 405 (P7) |
 //! | `no-cors` | no CORS headers at all |
+//! | `odd-tools` | tools Claude would reject as they are: a dotted name, a top-level `anyOf`, a schema without `type`, a bracketed property key |
 
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -310,6 +311,20 @@ async fn request(inner: &Arc<Inner>, scenario: &str, id: &Value, method: &str, p
             };
             json(200, &result(id, page))
         }
+        ("odd-tools", "tools/list") => json(
+            200,
+            &result(
+                id,
+                json!({ "tools": [
+                    { "name": "search.docs", "inputSchema": { "type": "object", "properties": { "q": { "type": "string" } } } },
+                    { "name": "pick", "inputSchema": { "type": "object", "anyOf": [
+                        { "properties": { "id": { "type": "string" } }, "required": ["id"] },
+                        { "properties": { "name": { "type": "string" } }, "required": ["name"] } ] } },
+                    { "name": "untyped", "inputSchema": { "properties": { "x": { "type": "number" } } } },
+                    { "name": "bracketed", "inputSchema": { "type": "object", "properties": { "items[0]": { "type": "string" } } } }
+                ] }),
+            ),
+        ),
         ("cursor-loop", "tools/list") => {
             json(200, &result(id, json!({ "tools": [tool("again")], "nextCursor": "same" })))
         }

@@ -39,7 +39,9 @@ fn check_tool(raw: Value, index: usize) -> Result<Tool, (String, String)> {
         Some(other) => {
             return Err((label, format!("inputSchema.type is \"{other}\", not \"object\"")));
         }
-        None => return Err((label, "inputSchema has no \"type\": \"object\"".into())),
+        // A missing type is repaired when the tools array is built (it can only mean an object).
+        None if tool.input_schema.is_object() => {}
+        None => return Err((label, "inputSchema is not a JSON object".into())),
     }
     if tool.requires_tasks() {
         return Err((
@@ -215,6 +217,8 @@ mod tests {
         assert_eq!(name, "arr");
         assert!(why.contains("\"array\""), "{why}");
         let (name, _) = check_tool(json!({"inputSchema":{"type":"object"}}), 2).unwrap_err();
+        assert!(check_tool(json!({"name":"untyped","inputSchema":{"properties":{}}}), 4).is_ok());
+        assert!(check_tool(json!({"name":"none","inputSchema":null}), 5).is_err());
         assert_eq!(name, "#2");
         let task = json!({"name":"t","inputSchema":{"type":"object"},"execution":{"taskSupport":"required"}});
         assert!(check_tool(task, 3).unwrap_err().1.contains("task"));

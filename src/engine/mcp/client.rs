@@ -244,6 +244,9 @@ impl<P: Platform> McpClient<P> {
             .borrow_mut()
             .insert(token_key.clone(), Watch { deadline: deadline.clone(), on_progress: opts.on_progress.clone() });
 
+        if let Some(tool_use_id) = &opts.trace_link {
+            self.tracer.emit(self.peer(), TraceKind::RpcLink { tool_use_id: tool_use_id.clone(), id: id.clone() });
+        }
         let message = Message::request(id.clone(), method, params);
         let cancel = opts.cancel.clone().unwrap_or_default();
         let outcome = {

@@ -67,6 +67,8 @@ pub struct RequestOptions {
     pub timeout_ms: Option<u64>,
     /// Called for each progress notification about this request (C-22).
     pub on_progress: Option<ProgressCallback>,
+    /// The tool_use this request carries out, linked in the trace (tool_use id ↔ JSON-RPC id).
+    pub trace_link: Option<String>,
 }
 
 impl RequestOptions {

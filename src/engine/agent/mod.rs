@@ -1,0 +1,14 @@
+//! The agent loop: the four phases of the article, with local tools and MCP tools side by side.
+
+pub mod calc;
+pub mod catalog;
+pub mod content;
+mod events;
+pub mod history;
+pub mod local;
+pub mod route;
+mod run;
+
+pub use catalog::{Catalog, Origin};
+pub use events::{AgentEvent, TurnEnd, TurnOutcome};
+pub use run::{Agent, Approver, Emit, ServerHandle, Turn, approval};

@@ -1,0 +1,12 @@
+//! The Claude Messages API client: streaming, retries, token counting (A-01…A-17).
+
+mod accumulate;
+mod client;
+mod error;
+pub mod retry;
+mod settings;
+
+pub use accumulate::{Accumulator, Assembled};
+pub use client::{ClaudeClient, StreamNews};
+pub use error::ClaudeError;
+pub use settings::{ClaudeSettings, DEFAULT_BASE_URL, DEFAULT_MODEL, MODEL_SUGGESTIONS, ToolChoiceMode};
