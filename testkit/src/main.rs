@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! fixtures [--everything PORT] [--python PORT] [--python-json PORT] [--python-nocors PORT]
-//!          [--faults PORT] [--parent PID] [--max-seconds N]
+//!          [--faults PORT] [--claude PORT] [--parent PID] [--max-seconds N]
 //! ```
 //! Everything binds 127.0.0.1. Prints `ready` once every server listens, then runs until
 //! killed, until `--parent` exits, or for at most `--max-seconds` (default 1800).
@@ -21,6 +21,7 @@ async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut servers = Vec::new();
     let mut faults = None;
+    let mut claude = None;
     let mut parent = None;
     let mut max_seconds = 1800u64;
     let mut it = args.iter();
@@ -33,6 +34,7 @@ async fn main() {
             "--python-json" => servers.push(real::python_on(port(), PyMode::Json, true)),
             "--python-nocors" => servers.push(real::python_on(port(), PyMode::Sse, false)),
             "--faults" => faults = Some(Faults::start(port()).await),
+            "--claude" => claude = Some(testkit::fake_claude::FakeClaude::start(port()).await),
             "--parent" => parent = Some(value.parse::<u32>().expect("--parent PID")),
             "--max-seconds" => max_seconds = value.parse().expect("--max-seconds N"),
             other => panic!("unknown flag {other}"),
@@ -53,5 +55,6 @@ async fn main() {
         _ = tokio::signal::ctrl_c() => {}
     }
     drop(faults);
+    drop(claude);
     drop(servers);
 }
