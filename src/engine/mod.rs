@@ -12,4 +12,5 @@ pub mod mcp;
 pub mod platform;
 pub mod sse;
 pub mod time;
+pub mod timeline;
 pub mod trace;

@@ -27,6 +27,7 @@
 //! | `get-stream` | `GET` opens a stream carrying a log notification |
 //! | `get-404` | `GET` answers 404 instead of 405 (P7) |
 //! | `no-cors` | no CORS headers at all |
+//! | `rpc-error` | `tools/call` answers HTTP 200 with JSON-RPC error -32602 |
 //! | `odd-tools` | tools Claude would reject as they are: a dotted name, a top-level `anyOf`, a schema without `type`, a bracketed property key |
 
 use axum::Router;
@@ -329,6 +330,9 @@ async fn request(inner: &Arc<Inner>, scenario: &str, id: &Value, method: &str, p
             json(200, &result(id, json!({ "tools": [tool("again")], "nextCursor": "same" })))
         }
         (_, "tools/list") => json(200, &result(id, json!({ "tools": [tool("echo")] }))),
+        ("rpc-error", "tools/call") => {
+            json(200, &rpc_error(id, -32602, "Invalid params: 'text' must be a string of at most 10 characters"))
+        }
         ("http-500", "tools/call") => {
             json(500, &rpc_error(&Value::Null, -32603, "Internal error: database unreachable"))
         }

@@ -191,13 +191,24 @@ impl<P: Platform> Agent<P> {
                 self.phase(3, iteration, &emit);
                 let runs =
                     tool_uses.iter().map(|t| self.execute(t, &catalog, answer.input_errors.get(&t.id), turn, &emit));
-                let results: Vec<ToolResult> = join_all(runs).await;
+                let results: Vec<(ToolResult, Option<Failure>)> = join_all(runs).await;
 
                 // Phase 4: one user message, starting with one tool_result per tool_use, in order.
                 self.phase(4, iteration, &emit);
+                for (result, failure) in &results {
+                    self.tracer.emit(
+                        Peer::Claude,
+                        TraceKind::ToolResult {
+                            tool_use_id: result.tool_use_id.clone(),
+                            is_error: result.is_error(),
+                            content: serde_json::to_value(&result.content).unwrap_or(Value::Null),
+                            failure: failure.clone(),
+                        },
+                    );
+                }
                 let message = Message {
                     role: Role::User,
-                    content: results.into_iter().map(|r| Block::Known(KnownBlock::ToolResult(r))).collect(),
+                    content: results.into_iter().map(|(r, _)| Block::Known(KnownBlock::ToolResult(r))).collect(),
                 };
                 history.push(message.clone());
                 emit(AgentEvent::ToolResults { message });
@@ -222,8 +233,8 @@ impl<P: Platform> Agent<P> {
         self.end(history, TurnEnd::IterationLimit { limit: turn.max_iterations }, iteration)
     }
 
-    /// Phases 3 and 4 for one tool_use: route, (ask,) run, and turn the outcome into the
-    /// tool_result Claude will receive. Never fails: every failure is an is_error result.
+    /// Phase 3 for one tool_use: route, (ask,) run, and turn the outcome into the tool_result
+    /// Claude will receive in phase 4. Never fails: every failure is an is_error result.
     async fn execute(
         &self,
         tool_use: &ToolUse,
@@ -231,7 +242,7 @@ impl<P: Platform> Agent<P> {
         input_error: Option<&String>,
         turn: &Turn<'_, P>,
         emit: &Emit,
-    ) -> ToolResult {
+    ) -> (ToolResult, Option<Failure>) {
         let mut target = route::decide(tool_use, catalog, input_error);
         if let (Some(approve), false) = (&turn.approve, matches!(target, RouteTarget::Refused { .. }))
             && !approve(tool_use, &target).await
@@ -269,17 +280,8 @@ impl<P: Platform> Agent<P> {
                 }
             }
         };
-        self.tracer.emit(
-            Peer::Claude,
-            TraceKind::ToolResult {
-                tool_use_id: id.clone(),
-                is_error: result.is_error(),
-                content: serde_json::to_value(&result.content).unwrap_or(Value::Null),
-                failure: failure.clone(),
-            },
-        );
-        emit(AgentEvent::ToolFinished { tool_use_id: id, result: result.clone(), failure });
-        result
+        emit(AgentEvent::ToolFinished { tool_use_id: id, result: result.clone(), failure: failure.clone() });
+        (result, failure)
     }
 
     fn run_local(&self, id: &str, function: &str, input: &Value) -> (ToolResult, Option<Failure>) {

@@ -1,0 +1,137 @@
+//! The timeline projection of a real turn: four tool calls that each fail at a different layer
+//! (HTTP 500, JSON-RPC error, the tool's isError, no HTTP answer) plus one that works, all in one
+//! turn. Each must show on its own row with the right badge, and each call's story must name
+//! every layer it crossed and what Claude received.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod support;
+
+use loopscope::engine::agent::{Agent, ServerHandle, Turn, TurnEnd};
+use loopscope::engine::cancel::CancelToken;
+use loopscope::engine::claude::ClaudeSettings;
+use loopscope::engine::mcp::{Handlers, McpClient, ServerConfig};
+use loopscope::engine::timeline::{BadgeKind, Lane, RowKind, Timeline, tool_story};
+use loopscope::engine::trace::TraceKind;
+use loopscope::protocol::claude::Message;
+use serde_json::json;
+use std::rc::Rc;
+use support::{Native, recording_tracer};
+use testkit::fake_claude::FakeClaude;
+use testkit::mcp_faults::Faults;
+use testkit::real::{self, PyMode};
+
+#[tokio::test(flavor = "current_thread")]
+async fn every_error_layer_gets_its_own_badge_and_story() {
+    let fake = FakeClaude::start(0).await;
+    let fx = Faults::start(0).await;
+    let python = real::python(PyMode::Json);
+    let mut doomed = real::python(PyMode::Json);
+    let platform = Native::new();
+    let (tracer, trace) = recording_tracer(&platform);
+    let connect = |id: &str, url: String| {
+        let c = McpClient::new(platform.clone(), ServerConfig::new(id, url), tracer.clone(), Handlers::default());
+        async move {
+            c.connect().await.unwrap();
+            c
+        }
+    };
+    let servers = [
+        ServerHandle::new(Rc::new(connect("h500", fx.url("http-500")).await), "h500"),
+        ServerHandle::new(Rc::new(connect("rpc", fx.url("rpc-error")).await), "rpc"),
+        ServerHandle::new(Rc::new(connect("notes", python.url.clone()).await), "notes"),
+        ServerHandle::new(Rc::new(connect("doomed", doomed.url.clone()).await), "doomed"),
+    ];
+    let agent = Agent::new(platform.clone(), tracer.clone());
+    let settings = ClaudeSettings { base_url: fake.base_url(), api_key: "sk-timeline".into(), ..Default::default() };
+    // Phase 1 happens with every server up; the doomed one dies before phase 3.
+    fake.script(
+        "sk-timeline",
+        vec![
+            json!({"reply": {"content": [
+            {"tool_use": {"id": "toolu_http", "name": "h500_echo", "input": {"text": "a"}}},
+            {"tool_use": {"id": "toolu_rpc", "name": "rpc_echo", "input": {"text": "b"}}},
+            {"tool_use": {"id": "toolu_tool", "name": "notes_always_fails", "input": {}}},
+            {"tool_use": {"id": "toolu_net", "name": "doomed_add", "input": {"a": 1, "b": 1}}},
+            {"tool_use": {"id": "toolu_ok", "name": "calculate", "input": {"expression": "1+1"}}}
+        ], "event_delay_ms": 0}}),
+            json!({"summarize": {}}),
+        ],
+    );
+    let cancel = CancelToken::new();
+    let turn = Turn { settings: &settings, servers: &servers, cancel: &cancel, max_iterations: 4, approve: None };
+    let run = agent.run(Vec::new(), Message::user_text("try everything"), &turn, Rc::new(|_| {}));
+    // The doomed server dies once phase 2 has begun, after phase 1 listed its tools.
+    let killer = async {
+        while !trace.borrow().iter().any(|e| matches!(e.kind, TraceKind::Phase { phase: 2, .. })) {
+            tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+        }
+        doomed.kill();
+    };
+    let (out, ()) = futures::join!(run, killer);
+    assert_eq!(out.end, TurnEnd::EndTurn, "{}", out.end.explain());
+
+    let events = trace.borrow();
+    let mut timeline = Timeline::new();
+    for e in events.iter() {
+        timeline.push(e);
+    }
+    let rows = timeline.rows();
+    let bands: Vec<u8> = rows
+        .iter()
+        .filter_map(|r| match r.kind {
+            RowKind::Band { phase, .. } => Some(phase),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(bands, [1, 2, 3, 4, 2]);
+    for lane in [Lane::Server("h500".into()), Lane::Server("rpc".into()), Lane::Server("notes".into())] {
+        assert!(timeline.lanes().contains(&lane), "{lane:?}");
+    }
+    let has = |kind: BadgeKind, text: &str| {
+        rows.iter().any(|r| r.badges.iter().any(|b| b.kind == kind && b.text.contains(text)))
+    };
+    assert!(has(BadgeKind::Http, "HTTP 500"));
+    assert!(has(BadgeKind::JsonRpc, "-32602 Invalid params"));
+    assert!(has(BadgeKind::ToolError, "isError"));
+    assert!(has(BadgeKind::Network, "network"));
+    // The phase 4 arrows go from the client to Claude, one per call, is_error on the four failures.
+    let results: Vec<_> = rows.iter().filter(|r| r.label.starts_with("tool_result")).collect();
+    assert_eq!(results.len(), 5);
+    assert_eq!(results.iter().filter(|r| r.badges.iter().any(|b| b.text == "is_error")).count(), 4);
+    assert!(results.iter().all(|r| r.kind == RowKind::Arrow { from: Lane::Client, to: Lane::Claude }));
+    assert!(results.iter().all(|r| r.phase.map(|p| p.0) == Some(4)));
+
+    let layers = |id: &str| -> Vec<(&'static str, bool)> {
+        tool_story(id, &events).unwrap().steps.iter().map(|s| (s.layer, s.ok)).collect()
+    };
+    assert_eq!(
+        layers("toolu_http"),
+        [("tool_use", true), ("route", true), ("HTTP", false), ("JSON-RPC", false), ("Claude received", false)]
+    );
+    assert_eq!(
+        layers("toolu_rpc"),
+        [("tool_use", true), ("route", true), ("HTTP", true), ("JSON-RPC", false), ("Claude received", false)]
+    );
+    assert_eq!(
+        layers("toolu_tool"),
+        [
+            ("tool_use", true),
+            ("route", true),
+            ("HTTP", true),
+            ("JSON-RPC", true),
+            ("tool", false),
+            ("Claude received", false)
+        ]
+    );
+    assert_eq!(
+        layers("toolu_net"),
+        [("tool_use", true), ("route", true), ("HTTP", false), ("JSON-RPC", false), ("Claude received", false)]
+    );
+    assert_eq!(
+        layers("toolu_ok"),
+        [("tool_use", true), ("route", true), ("local function", true), ("Claude received", true)]
+    );
+    let rpc_story = tool_story("toolu_rpc", &events).unwrap();
+    assert!(rpc_story.steps[3].text.contains("-32602 Invalid params"));
+    assert_eq!(rpc_story.rpc.len(), 2, "the JSON-RPC request and its error");
+}
