@@ -11,7 +11,7 @@ use loopscope::engine::claude::{ClaudeError, ClaudeSettings};
 use loopscope::engine::layer::Layer;
 use loopscope::engine::mcp::{Handlers, McpClient, ServerConfig};
 use loopscope::engine::trace::{Peer, RouteTarget, TraceEvent, TraceKind};
-use loopscope::protocol::claude::{Message, Role, ToolResult, ToolResultContent};
+use loopscope::protocol::claude::{Message, Role, ToolResult};
 use serde_json::{Value, json};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -428,9 +428,9 @@ async fn user_abort_during_a_slow_tool_cancels_it_on_the_server_c21() {
     assert!(cancelled.is_some(), "the server was told");
     // The history stays valid to continue: the call is answered with an is_error result.
     let last = out.history.last().unwrap();
-    let result: &ToolResult = last.tool_results().next().unwrap();
-    assert!(result.is_error());
-    assert!(matches!(&result.content, Some(ToolResultContent::Text(t)) if t.contains("stopped")));
+    let result: ToolResult = last.tool_results().next().unwrap();
+    assert!(result.is_error);
+    assert!(result.text_of().contains("stopped"), "{result:?}");
     assert_eq!(h.requests().len(), 1, "nothing more was sent to Claude");
 }
 

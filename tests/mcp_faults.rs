@@ -15,7 +15,7 @@ use loopscope::engine::mcp::{
 };
 use loopscope::engine::trace::{Direction, TraceKind};
 use loopscope::protocol::jsonrpc::ErrorObject;
-use loopscope::protocol::mcp::{ElicitAction, ElicitParams, ElicitResult, KnownContent};
+use loopscope::protocol::mcp::{ElicitAction, ElicitParams, ElicitResult};
 use serde_json::{Value, json};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -38,14 +38,7 @@ fn client_with(
 }
 
 fn text_of(result: &loopscope::protocol::mcp::CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|c| match c {
-            loopscope::protocol::mcp::ContentBlock::Known(KnownContent::Text { text }) => Some(text.as_str()),
-            _ => None,
-        })
-        .collect()
+    result.content.iter().filter_map(loopscope::protocol::mcp::ContentBlock::as_text).collect()
 }
 
 async fn call_echo(c: &McpClient<Native>) -> Result<loopscope::protocol::mcp::CallToolResult, McpError> {

@@ -13,7 +13,7 @@ use loopscope::engine::mcp::{
 };
 use loopscope::engine::trace::Tracer;
 use loopscope::protocol::jsonrpc::ErrorObject;
-use loopscope::protocol::mcp::{ContentBlock, CreateMessageParams, CreateMessageResult, KnownContent};
+use loopscope::protocol::mcp::{ContentBlock, CreateMessageParams, CreateMessageResult};
 use serde_json::{Map, json};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -25,14 +25,7 @@ fn connect_to(url: &str, handlers: Handlers) -> McpClient<Native> {
 }
 
 fn text(blocks: &[ContentBlock]) -> String {
-    blocks
-        .iter()
-        .filter_map(|c| match c {
-            ContentBlock::Known(KnownContent::Text { text }) => Some(text.as_str()),
-            _ => None,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    blocks.iter().filter_map(ContentBlock::as_text).collect::<Vec<_>>().join("\n")
 }
 
 fn none() -> RequestOptions {
@@ -89,9 +82,7 @@ async fn server_everything_all_three_primitives() {
     assert!(text(&sum.content).contains('5'), "{:?}", sum.content);
     let image = c.call_tool("get-tiny-image", json!({}), &none()).await.unwrap();
     assert!(
-        image.content.iter().any(
-            |b| matches!(b, ContentBlock::Known(KnownContent::Image { mime_type, .. }) if mime_type == "image/png")
-        )
+        image.content.iter().any(|b| b.kind() == "image" && b.media().is_some_and(|(_, mime)| mime == "image/png"))
     );
 
     // Bad arguments: the server's answer (JSON-RPC error or isError) is a failure either way.
@@ -114,9 +105,7 @@ async fn server_everything_all_three_primitives() {
     assert!(missing.to_string().contains("city"));
     let args = json!({"city": "Tokyo"}).as_object().cloned().unwrap();
     let filled = c.get_prompt(args_prompt, &args, &none()).await.unwrap();
-    assert!(
-        matches!(&filled.messages[0].content, ContentBlock::Known(KnownContent::Text { text }) if text.contains("Tokyo"))
-    );
+    assert!(filled.messages[0].content.as_text().is_some_and(|text| text.contains("Tokyo")));
 
     c.ping(&none()).await.unwrap();
     c.set_log_level("debug").await.unwrap();

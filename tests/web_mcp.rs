@@ -6,7 +6,7 @@
 use loopscope::engine::layer::Layer;
 use loopscope::engine::mcp::{Handlers, McpClient, RequestOptions, ServerConfig};
 use loopscope::engine::trace::Tracer;
-use loopscope::protocol::mcp::{ContentBlock, KnownContent};
+use loopscope::protocol::mcp::ContentBlock;
 use loopscope::web::platform::Browser;
 use serde_json::{Map, json};
 use std::cell::RefCell;
@@ -28,13 +28,7 @@ fn client(url: &str) -> McpClient<Browser> {
 }
 
 fn first_text(blocks: &[ContentBlock]) -> String {
-    blocks
-        .iter()
-        .find_map(|b| match b {
-            ContentBlock::Known(KnownContent::Text { text }) => Some(text.clone()),
-            _ => None,
-        })
-        .unwrap_or_default()
+    blocks.iter().find_map(|b| b.as_text().map(str::to_owned)).unwrap_or_default()
 }
 
 #[wasm_bindgen_test]

@@ -7,6 +7,7 @@ pub mod agent;
 pub mod cancel;
 pub mod claude;
 pub mod deadline;
+pub mod demo;
 pub mod layer;
 pub mod mcp;
 pub mod platform;

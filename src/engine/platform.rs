@@ -118,6 +118,22 @@ pub trait Platform {
     fn random(&self) -> f64;
 }
 
+/// A shared platform is a platform (the page and the tests hand out `Rc`s).
+impl<P: Platform> Platform for std::rc::Rc<P> {
+    async fn send(&self, request: HttpRequest) -> Result<HttpResponse, NetworkError> {
+        (**self).send(request).await
+    }
+    fn now_ms(&self) -> f64 {
+        (**self).now_ms()
+    }
+    async fn sleep(&self, ms: u64) {
+        (**self).sleep(ms).await
+    }
+    fn random(&self) -> f64 {
+        (**self).random()
+    }
+}
+
 /// Reads a whole body into a string (lossy UTF-8), for JSON answers and error bodies.
 pub async fn read_text(mut body: Body) -> Result<String, NetworkError> {
     use futures::StreamExt;

@@ -1,47 +1,41 @@
-//! The page's frame: header, the settings and servers sidebar, chat, and the timeline.
+//! The page frame: header, settings and servers on the left, chat and timeline in the middle,
+//! the detail pane and dialogs on top.
 
 use leptos::prelude::*;
 
+use super::chat::ChatPanel;
+use super::dialogs::Dialogs;
+use super::servers::ServersPanel;
+use super::settings_panel::SettingsPanel;
+use super::state::Services;
 use super::theme::ThemeToggle;
+use super::timeline::{DetailPane, TimelinePanel};
 
 #[component]
 pub fn App() -> impl IntoView {
+    let svc = Services::provide();
+    let demo = move || svc.settings.data.with(|d| d.demo);
     view! {
         <a class="skip-link" href="#timeline">"Skip to timeline"</a>
         <header class="topbar">
             <h1 class="brand">"Loopscope"</h1>
             <p class="tagline">"Watch Claude call tools through MCP, one phase at a time."</p>
+            <Show when=demo>
+                <span class="badge info" title="Answers come from a scripted demo model in this page, not from Claude">"Demo model"</span>
+            </Show>
             <ThemeToggle/>
         </header>
         <div class="workspace">
-            <aside class="sidebar">
-                <section id="settings" class="panel" aria-labelledby="settings-title">
-                    <h2 id="settings-title">"Settings"</h2>
-                    <p class="empty">"Your Claude API key and model settings will live here."</p>
-                </section>
-                <section id="servers" class="panel" aria-labelledby="servers-title">
-                    <h2 id="servers-title">"Servers"</h2>
-                    <p class="empty">"No MCP servers connected."</p>
-                </section>
+            <aside class="sidebar" aria-label="Settings and servers">
+                <SettingsPanel/>
+                <ServersPanel/>
             </aside>
             <main class="stage">
-                <section id="chat" class="panel chat" aria-labelledby="chat-title">
-                    <h2 id="chat-title">"Chat"</h2>
-                    <div class="messages" role="log" aria-label="Conversation">
-                        <p class="empty">"No messages yet."</p>
-                    </div>
-                </section>
-                <section id="timeline" class="panel timeline" aria-labelledby="timeline-title">
-                    <h2 id="timeline-title">"Timeline"</h2>
-                    <ol class="phase-legend" aria-label="The four phases">
-                        <li class="phase-1">"1 Aggregate tools"</li>
-                        <li class="phase-2">"2 Claude emits tool_use"</li>
-                        <li class="phase-3">"3 Client routes"</li>
-                        <li class="phase-4">"4 tool_result returns"</li>
-                    </ol>
-                    <p class="empty">"Nothing has happened yet. Every HTTP request, JSON-RPC message and Claude stream will appear here."</p>
-                </section>
+                <ChatPanel/>
+                <TimelinePanel/>
+                <DetailPane/>
             </main>
         </div>
+        <Dialogs/>
     }
 }

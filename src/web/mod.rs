@@ -1,10 +1,21 @@
 //! The Leptos UI and everything that touches the browser. Compiled for wasm32 only.
 
 mod app;
+mod chat;
+mod dialogs;
 pub mod platform;
+mod schema_form;
+mod servers;
+mod settings_panel;
+pub mod state;
 mod theme;
+mod timeline;
+mod widgets;
 
 pub use app::App;
+
+/// The platform the page runs the engine on: fetch, with demo-mode requests answered in place.
+pub type PagePlatform = crate::engine::demo::Demo<platform::Browser>;
 
 /// Mounts the app on `<body>`; called once from `main`.
 pub fn start() {

@@ -28,6 +28,8 @@
 //! | `get-404` | `GET` answers 404 instead of 405 (P7) |
 //! | `no-cors` | no CORS headers at all |
 //! | `rpc-error` | `tools/call` answers HTTP 200 with JSON-RPC error -32602 |
+//! | `cors-drop` | CORS headers on everything but `tools/call` answers: the browser sees a network error mid-loop (P2) |
+//! | `xss` | script payloads in its name, instructions, tool description and tool result |
 //! | `odd-tools` | tools Claude would reject as they are: a dotted name, a top-level `anyOf`, a schema without `type`, a bracketed property key |
 
 use axum::Router;
@@ -100,6 +102,12 @@ impl Faults {
     }
 }
 
+/// Script payloads a careless page would run: an image whose error handler writes a global,
+/// a script tag, a javascript: link. Tests check the globals stay unset.
+pub const XSS_IMG: &str = "<img src=x onerror=\"window.__xss='img'\">";
+pub const XSS_SCRIPT: &str = "<script>window.__xss='script'</script>";
+pub const XSS_LINK: &str = "<a href=\"javascript:window.__xss='link'\">click</a>";
+
 fn rpc_error(id: &Value, code: i64, message: &str) -> Value {
     json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } })
 }
@@ -127,7 +135,9 @@ async fn handle(
     } else {
         route(&inner, &scenario, &method, &headers, &body).await
     };
-    if scenario != "no-cors" {
+    let is_call =
+        serde_json::from_slice::<Value>(&body).ok().and_then(|v| v.get("method").cloned()) == Some(json!("tools/call"));
+    if scenario != "no-cors" && !(scenario == "cors-drop" && is_call) {
         allow_cors(resp.headers_mut());
     }
     resp
@@ -264,13 +274,18 @@ fn initialize(inner: &Arc<Inner>, scenario: &str, id: &Value, params: &Value) ->
         s.session = Some((sid.clone(), version.clone()));
         sid
     };
+    let (name, instructions) = if scenario == "xss" {
+        (XSS_IMG.to_owned(), format!("{XSS_SCRIPT} and {XSS_LINK}"))
+    } else {
+        (format!("fault-fixture/{scenario}"), format!("Fault fixture: {scenario}"))
+    };
     let body = result(
         id,
         json!({
             "protocolVersion": version,
-            "capabilities": { "tools": { "listChanged": true }, "resources": { "subscribe": true }, "prompts": {}, "logging": {} },
-            "serverInfo": { "name": format!("fault-fixture/{scenario}"), "version": "1.0.0" },
-            "instructions": format!("Fault fixture: {scenario}")
+            "capabilities": { "tools": { "listChanged": true } },
+            "serverInfo": { "name": name, "version": "1.0.0" },
+            "instructions": instructions
         }),
     );
     let mut r = json(200, &body);
@@ -324,6 +339,20 @@ async fn request(inner: &Arc<Inner>, scenario: &str, id: &Value, method: &str, p
                     { "name": "untyped", "inputSchema": { "properties": { "x": { "type": "number" } } } },
                     { "name": "bracketed", "inputSchema": { "type": "object", "properties": { "items[0]": { "type": "string" } } } }
                 ] }),
+            ),
+        ),
+        ("xss", "tools/list") => json(
+            200,
+            &result(
+                id,
+                json!({ "tools": [{ "name": "echo", "description": format!("Echoes. {XSS_IMG}"), "inputSchema": { "type": "object", "properties": { "text": { "type": "string", "description": XSS_SCRIPT } } } }] }),
+            ),
+        ),
+        ("xss", "tools/call") => json(
+            200,
+            &result(
+                id,
+                json!({ "content": [{ "type": "text", "text": format!("{XSS_IMG} {XSS_SCRIPT} {XSS_LINK}") }] }),
             ),
         ),
         ("cursor-loop", "tools/list") => {

@@ -2,6 +2,8 @@
 // The static server and every fixture server bind 127.0.0.1 only.
 import { defineConfig } from "@playwright/test";
 
+import { FIXTURES } from "./fixtures.mjs";
+
 const PORT = Number(process.env.LOOPSCOPE_E2E_PORT ?? 4173);
 
 export default defineConfig({
@@ -26,13 +28,26 @@ export default defineConfig({
       ],
     },
   },
-  webServer: {
-    command: `python3 -m http.server ${PORT} --bind 127.0.0.1 --directory dist`,
-    cwd: "../..",
-    url: `http://127.0.0.1:${PORT}/index.html`,
-    reuseExistingServer: false,
-    timeout: 30_000,
-    stdout: "ignore",
-    stderr: "ignore",
-  },
+  webServer: [
+    {
+      command: `python3 -m http.server ${PORT} --bind 127.0.0.1 --directory dist`,
+      cwd: "../..",
+      url: `http://127.0.0.1:${PORT}/index.html`,
+      reuseExistingServer: false,
+      timeout: 30_000,
+      stdout: "ignore",
+      stderr: "ignore",
+    },
+    {
+      // The MCP servers and the fake Messages API the specs talk to (testkit's fixtures binary,
+      // built by scripts/test); all on 127.0.0.1, stopped with the run.
+      command: `target/debug/fixtures ${Object.entries(FIXTURES).map(([k, p]) => `--${k} ${p}`).join(" ")}`,
+      cwd: "../..",
+      url: `http://127.0.0.1:${FIXTURES.claude}/_fake/requests`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      stdout: "ignore",
+      stderr: "pipe",
+    },
+  ],
 });

@@ -1,20 +1,22 @@
-// Shared helpers for the end-to-end specs.
+// Shared helpers for the end-to-end specs: a page object for the playground.
 import { expect } from "@playwright/test";
 import { mkdirSync } from "node:fs";
+import { URLS } from "./fixtures.mjs";
 
 export const SCREENSHOTS = new URL("../../target/e2e/screenshots/", import.meta.url).pathname;
 mkdirSync(SCREENSHOTS, { recursive: true });
 
-/** Saves a full-page screenshot named after the state it shows. */
+/** Saves a screenshot named after the state it shows. */
 export async function snap(page, name) {
   await page.screenshot({ path: `${SCREENSHOTS}${name}.png` });
 }
 
 /** Collects console errors and uncaught exceptions; call `expectNone()` at the end of a test. */
-export function watchConsole(page) {
+export function watchConsole(page, allowed = []) {
   const errors = [];
-  page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
-  page.on("pageerror", (e) => errors.push(String(e)));
+  const keep = (t) => !allowed.some((a) => t.includes(a)) && errors.push(t);
+  page.on("console", (m) => m.type() === "error" && keep(m.text()));
+  page.on("pageerror", (e) => keep(String(e)));
   return { errors, expectNone: () => expect(errors, errors.join("\n")).toEqual([]) };
 }
 
@@ -22,4 +24,83 @@ export function watchConsole(page) {
 export async function openApp(page) {
   await page.goto("/");
   await expect(page.getByRole("heading", { level: 1, name: "Loopscope" })).toBeVisible();
+}
+
+/** Scripts the fake Messages API's answers for requests made with `key`. */
+export async function script(key, steps) {
+  const r = await fetch(`${URLS.claude}/_fake/script`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ key, steps }),
+  });
+  expect(r.status).toBe(200);
+}
+
+/** The Messages API request bodies the fake received with `key`. */
+export async function requests(key) {
+  const r = await fetch(`${URLS.claude}/_fake/requests?key=${key}`);
+  return (await r.json()).map((x) => x.body);
+}
+
+export const reply = (...content) => ({ reply: { content } });
+export const toolUse = (name, input) => ({ tool_use: { name, input } });
+
+/** Points the page at the fake Messages API with `key`. */
+export async function useFakeClaude(page, key) {
+  await page.getByLabel("API key", { exact: true }).fill(key);
+  await page.getByText("Model and request").click();
+  const base = page.getByLabel("Base URL");
+  await base.fill(URLS.claude);
+  await base.press("Tab");
+  await page.getByText("Model and request").click();
+}
+
+/** Adds a server and waits for the wanted status ("connected" or "failed"). */
+export async function addServer(page, url, label, status = "connected") {
+  await page.getByLabel("MCP server URL").fill(url);
+  await page.getByText("Label and headers").click();
+  await page.getByLabel("Label (tool name prefix)").fill(label);
+  await page.getByRole("button", { name: "Connect", exact: true }).click();
+  await page.getByText("Label and headers").click();
+  const card = page.getByRole("article", { name: label });
+  await expect(card.getByText(status, { exact: true })).toBeVisible({ timeout: 20_000 });
+  return card;
+}
+
+/** Sends a chat message and waits for the turn to end. */
+export async function ask(page, text) {
+  await page.getByRole("textbox", { name: "Message", exact: true }).fill(text);
+  await page.getByRole("button", { name: "Send" }).click();
+  await expect(page.getByRole("button", { name: "Stop" })).toBeHidden({ timeout: 30_000 });
+}
+
+/** Opens the details of a timeline row, finding it first (see `timelineRow`). */
+export async function openRow(page, name) {
+  await expect(async () => {
+    const row = await timelineRow(page, name);
+    await row.click({ timeout: 2_000 });
+    await expect(page.getByRole("dialog").first()).toBeVisible({ timeout: 1_000 });
+  }).toPass({ timeout: 20_000 });
+}
+
+/**
+ * Finds a timeline row by accessible name, scrolling the virtualised list (bounded) until it
+ * is rendered.
+ */
+export async function timelineRow(page, name) {
+  const list = page.getByRole("listbox", { name: /Timeline events/ });
+  const row = list.getByRole("option", { name }).first();
+  await list.evaluate((el) => (el.scrollTop = 0));
+  for (let i = 0; i < 60; i++) {
+    if (await row.isVisible()) return row;
+    const done = await list.evaluate((el) => {
+      const before = el.scrollTop;
+      el.scrollTop += el.clientHeight * 0.8;
+      return el.scrollTop === before;
+    });
+    await page.waitForTimeout(50);
+    if (done && !(await row.isVisible())) break;
+  }
+  await expect(row).toBeVisible();
+  return row;
 }

@@ -2,25 +2,19 @@
 //! images (jpeg, png, gif, webp) and documents (PDF); everything else becomes a text
 //! placeholder that says what was left out, never a crash.
 
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
-use crate::protocol::claude::{Block, KnownBlock, Media, ToolResult, ToolResultContent};
-use crate::protocol::mcp::{CallToolResult, ContentBlock, KnownContent, ResourceContents};
+use crate::protocol::claude::{Block, ToolResult};
+use crate::protocol::mcp::{CallToolResult, ContentBlock, ResourceContents};
 
 const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
-
-fn media(kind: &str, media_type: &str, data: &str) -> Block {
-    let source = json!({"type": "base64", "media_type": media_type, "data": data});
-    let m = Media { source, extra: Map::new() };
-    Block::Known(if kind == "image" { KnownBlock::Image(m) } else { KnownBlock::Document(m) })
-}
 
 fn resource(r: &ResourceContents) -> Block {
     let mime = r.mime_type.as_deref().unwrap_or("");
     match (&r.text, &r.blob) {
         (Some(text), _) => Block::text(format!("Resource {}:\n{text}", r.uri)),
-        (None, Some(blob)) if mime == "application/pdf" => media("document", mime, blob),
-        (None, Some(blob)) if IMAGE_TYPES.contains(&mime) => media("image", mime, blob),
+        (None, Some(blob)) if mime == "application/pdf" => Block::media("document", mime, blob),
+        (None, Some(blob)) if IMAGE_TYPES.contains(&mime) => Block::media("image", mime, blob),
         (None, Some(_)) => Block::text(format!("[binary resource {} ({mime}) omitted: Claude cannot read it]", r.uri)),
         (None, None) => Block::text(format!("[resource {} has no contents]", r.uri)),
     }
@@ -28,70 +22,63 @@ fn resource(r: &ResourceContents) -> Block {
 
 /// One MCP content block as Claude content (C-29).
 pub fn block(c: &ContentBlock) -> Block {
-    match c {
-        ContentBlock::Known(KnownContent::Text { text }) => Block::text(text.clone()),
-        ContentBlock::Known(KnownContent::Image { data, mime_type }) if IMAGE_TYPES.contains(&mime_type.as_str()) => {
-            media("image", mime_type, data)
+    if let Some(text) = c.as_text() {
+        return Block::text(text);
+    }
+    match (c.kind(), c.media()) {
+        ("image", Some((data, mime))) if IMAGE_TYPES.contains(&mime) => return Block::media("image", mime, data),
+        ("image", Some((_, mime))) => {
+            return Block::text(format!("[image ({mime}) omitted: Claude accepts jpeg, png, gif and webp]"));
         }
-        ContentBlock::Known(KnownContent::Image { mime_type, .. }) => {
-            Block::text(format!("[image ({mime_type}) omitted: Claude accepts jpeg, png, gif and webp]"))
+        ("audio", Some((_, mime))) => {
+            return Block::text(format!("[audio ({mime}) omitted: Claude cannot take audio in a tool result]"));
         }
-        ContentBlock::Known(KnownContent::Audio { mime_type, .. }) => {
-            Block::text(format!("[audio ({mime_type}) omitted: Claude cannot take audio in a tool result]"))
-        }
-        ContentBlock::Known(KnownContent::ResourceLink(l)) => Block::text(format!(
+        _ => {}
+    }
+    if let Some(l) = c.resource_link() {
+        return Block::text(format!(
             "Resource link: {} <{}>{}{} (the client can read it with resources/read)",
             l.name,
             l.uri,
             l.mime_type.as_ref().map(|m| format!(" {m}")).unwrap_or_default(),
             l.description.as_ref().map(|d| format!(": {d}")).unwrap_or_default(),
-        )),
-        ContentBlock::Known(KnownContent::Resource { resource: r }) => resource(r),
-        ContentBlock::Unknown(v) => {
-            let kind = v.get("type").and_then(Value::as_str).unwrap_or("?");
-            Block::text(format!("[content of type \"{kind}\" omitted: this client does not know it]"))
-        }
+        ));
     }
+    if let Some(r) = c.resource() {
+        return resource(&r);
+    }
+    Block::text(format!("[content of type \"{}\" omitted: this client does not know it]", c.kind()))
 }
 
 /// The tool_result for a completed `tools/call`: `isError` carries over (C-28); with no
 /// content, the structured content is given as JSON text (C-30).
 pub fn from_call(tool_use_id: &str, r: &CallToolResult) -> ToolResult {
-    let mut blocks: Vec<Block> = r.content.iter().map(block).collect();
+    let mut blocks: Vec<Value> = r.content.iter().map(|c| block(c).0).collect();
     if blocks.is_empty()
         && let Some(s) = &r.structured_content
     {
-        blocks.push(Block::text(s.to_string()));
+        blocks.push(Block::text(s.to_string()).0);
     }
-    ToolResult {
-        tool_use_id: tool_use_id.into(),
-        content: Some(ToolResultContent::Blocks(blocks)),
-        is_error: r.is_error.then_some(true),
-        extra: Map::new(),
-    }
+    ToolResult { tool_use_id: tool_use_id.into(), content: Value::Array(blocks), is_error: r.is_error }
 }
 
 pub fn text(tool_use_id: &str, text: String) -> ToolResult {
-    ToolResult {
-        tool_use_id: tool_use_id.into(),
-        content: Some(ToolResultContent::Text(text)),
-        is_error: None,
-        extra: Map::new(),
-    }
+    ToolResult::text(tool_use_id, text, false)
 }
 
 /// A failure Claude can act on: `is_error: true` and what happened.
 pub fn error(tool_use_id: &str, message: String) -> ToolResult {
-    ToolResult { is_error: Some(true), ..text(tool_use_id, message) }
+    ToolResult::text(tool_use_id, message, true)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn map(v: Value) -> Value {
         let r: CallToolResult = serde_json::from_value(v).unwrap();
-        serde_json::to_value(from_call("t1", &r)).unwrap()
+        from_call("t1", &r).to_block().0
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! every `tool_use` is answered in the very next message, which starts with exactly one
 //! `tool_result` per `tool_use` before any other block; no `tool_result` answers nothing.
 
-use crate::protocol::claude::{Block, KnownBlock, Message, Role};
+use crate::protocol::claude::{Block, Message, Role};
 
 pub fn check(messages: &[Message]) -> Result<(), String> {
     let Some(first) = messages.first() else { return Err("there are no messages".into()) };
@@ -15,19 +15,14 @@ pub fn check(messages: &[Message]) -> Result<(), String> {
         if m.content.is_empty() && !(last && m.role == Role::Assistant) {
             return Err(format!("message {i} is empty"));
         }
-        let asked: Vec<&str> = if i > 0 && messages[i - 1].role == Role::Assistant {
-            messages[i - 1].tool_uses().map(|t| t.id.as_str()).collect()
+        let asked: Vec<String> = if i > 0 && messages[i - 1].role == Role::Assistant {
+            messages[i - 1].tool_uses().map(|t| t.id).collect()
         } else {
             Vec::new()
         };
-        let leading: Vec<&str> = m
-            .content
-            .iter()
-            .map_while(|b| match b {
-                Block::Known(KnownBlock::ToolResult(r)) => Some(r.tool_use_id.as_str()),
-                _ => None,
-            })
-            .collect();
+        let asked: Vec<&str> = asked.iter().map(String::as_str).collect();
+        let leading: Vec<String> = m.content.iter().map_while(Block::tool_result).map(|r| r.tool_use_id).collect();
+        let leading: Vec<&str> = leading.iter().map(String::as_str).collect();
         for r in m.tool_results() {
             if m.role != Role::User {
                 return Err(format!("message {i}: a tool_result in an assistant message"));

@@ -52,7 +52,7 @@ mod tests {
     use serde_json::json;
 
     fn tool_use(name: &str, input: Value) -> ToolUse {
-        ToolUse { id: "t".into(), name: name.into(), input, extra: Default::default() }
+        ToolUse { id: "t".into(), name: name.into(), input }
     }
 
     #[test]

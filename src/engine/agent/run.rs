@@ -18,9 +18,7 @@ use crate::engine::layer::{Failure, Layer};
 use crate::engine::mcp::{McpClient, McpError, RequestOptions, ToolList};
 use crate::engine::platform::Platform;
 use crate::engine::trace::{AggregatedTool, Peer, RouteTarget, TraceKind, Tracer};
-use crate::protocol::claude::{
-    Block, CreateMessage, KnownBlock, KnownDelta, KnownEvent, Message, Role, ToolResult, ToolResultContent, ToolUse,
-};
+use crate::protocol::claude::{CreateMessage, Message, Role, ToolResult, ToolUse};
 
 pub type Emit = Rc<dyn Fn(AgentEvent)>;
 /// Asks the user whether a call may run (C-31); `false` denies it.
@@ -189,8 +187,7 @@ impl<P: Platform> Agent<P> {
             if !tool_uses.is_empty() {
                 // Phase 3: route and run every call, concurrently.
                 self.phase(3, iteration, &emit);
-                let runs =
-                    tool_uses.iter().map(|t| self.execute(t, &catalog, answer.input_errors.get(&t.id), turn, &emit));
+                let runs = tool_uses.iter().map(|t| self.execute(t, &catalog, answer.input_error(&t.id), turn, &emit));
                 let results: Vec<(ToolResult, Option<Failure>)> = join_all(runs).await;
 
                 // Phase 4: one user message, starting with one tool_result per tool_use, in order.
@@ -200,16 +197,14 @@ impl<P: Platform> Agent<P> {
                         Peer::Claude,
                         TraceKind::ToolResult {
                             tool_use_id: result.tool_use_id.clone(),
-                            is_error: result.is_error(),
-                            content: serde_json::to_value(&result.content).unwrap_or(Value::Null),
+                            is_error: result.is_error,
+                            content: result.content.clone(),
                             failure: failure.clone(),
                         },
                     );
                 }
-                let message = Message {
-                    role: Role::User,
-                    content: results.into_iter().map(|(r, _)| Block::Known(KnownBlock::ToolResult(r))).collect(),
-                };
+                let message =
+                    Message { role: Role::User, content: results.iter().map(|(r, _)| r.to_block()).collect() };
                 history.push(message.clone());
                 emit(AgentEvent::ToolResults { message });
                 if turn.cancel.is_cancelled() {
@@ -341,7 +336,7 @@ impl<P: Platform> Agent<P> {
                 let result = content::from_call(id, &r);
                 let failure = r.is_error.then(|| Failure {
                     layer: Layer::Tool,
-                    message: format!("{tool} reported isError: {}", result_text(&result)),
+                    message: format!("{tool} reported isError: {}", result.text_of()),
                     hint: None,
                 });
                 (result, failure)
@@ -354,42 +349,34 @@ impl<P: Platform> Agent<P> {
 /// Forwards stream news to the page as agent events.
 fn forward(emit: &Emit, news: StreamNews<'_>) {
     match news {
-        StreamNews::Event(KnownEvent::ContentBlockStart { index, content_block }, _) => {
-            let v = serde_json::to_value(content_block).unwrap_or(Value::Null);
-            emit(AgentEvent::BlockStarted {
-                index: *index,
-                kind: v.get("type").and_then(Value::as_str).unwrap_or("").to_owned(),
-                name: v.get("name").and_then(Value::as_str).map(str::to_owned),
-            })
+        StreamNews::Event(event, _) => {
+            let index = event.get("index").and_then(Value::as_u64).unwrap_or(0) as usize;
+            let field = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
+            match event.get("type").and_then(Value::as_str) {
+                Some("content_block_start") => {
+                    let block = event.get("content_block").cloned().unwrap_or(Value::Null);
+                    let kind = field(&block, "type").unwrap_or_default();
+                    emit(AgentEvent::BlockStarted { index, kind, name: field(&block, "name") })
+                }
+                Some("content_block_delta") => {
+                    let delta = event.get("delta").cloned().unwrap_or(Value::Null);
+                    match field(&delta, "type").as_deref() {
+                        Some("text_delta") => {
+                            emit(AgentEvent::TextDelta { index, text: field(&delta, "text").unwrap_or_default() })
+                        }
+                        Some("thinking_delta") => emit(AgentEvent::ThinkingDelta {
+                            index,
+                            text: field(&delta, "thinking").unwrap_or_default(),
+                        }),
+                        _ => {}
+                    }
+                }
+                _ => {}
+            }
         }
-        StreamNews::Event(KnownEvent::ContentBlockDelta { index, delta }, _) => match delta {
-            crate::protocol::claude::Delta::Known(KnownDelta::TextDelta { text }) => {
-                emit(AgentEvent::TextDelta { index: *index, text: text.clone() })
-            }
-            crate::protocol::claude::Delta::Known(KnownDelta::ThinkingDelta { thinking }) => {
-                emit(AgentEvent::ThinkingDelta { index: *index, text: thinking.clone() })
-            }
-            _ => {}
-        },
-        StreamNews::Event(..) => {}
         StreamNews::Retrying { error, delay_ms, attempt } => {
             emit(AgentEvent::Retrying { error: error.clone(), delay_ms, attempt })
         }
-    }
-}
-
-fn result_text(r: &ToolResult) -> String {
-    match &r.content {
-        Some(ToolResultContent::Text(t)) => t.clone(),
-        Some(ToolResultContent::Blocks(blocks)) => blocks
-            .iter()
-            .filter_map(|b| match b {
-                Block::Known(KnownBlock::Text(t)) => Some(t.text.as_str()),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-            .join(" "),
-        None => String::new(),
     }
 }
 

@@ -3,11 +3,8 @@
 //! means `{}`), usage overwritten, unknown events and deltas ignored.
 
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
 
-use crate::protocol::claude::{
-    Block, Delta, KnownBlock, KnownDelta, KnownEvent, Message, MessageDeltaBody, Role, StreamEvent, Usage,
-};
+use crate::protocol::claude::{Block, Message, Role, ToolUse, Usage};
 
 /// The finished (or interrupted) answer.
 #[derive(Clone, Debug, PartialEq)]
@@ -20,7 +17,7 @@ pub struct Assembled {
     pub stop_details: Option<Value>,
     pub usage: Usage,
     /// tool_use id → why its input could not be parsed (becomes an is_error result: A-08).
-    pub input_errors: BTreeMap<String, String>,
+    pub input_errors: Vec<(String, String)>,
     /// Blocks that started but never stopped (cut off by max_tokens): index and what it was,
     /// e.g. `tool_use get_weather`.
     pub unfinished: Vec<(usize, String)>,
@@ -32,13 +29,21 @@ pub struct Assembled {
 pub struct Accumulator {
     id: String,
     model: String,
-    blocks: BTreeMap<usize, Value>,
-    json: BTreeMap<usize, String>,
+    /// By index: the block so far, and the tool input JSON received so far.
+    blocks: Vec<Option<(Value, String)>>,
     open: Vec<usize>,
     usage: Usage,
-    delta: Option<MessageDeltaBody>,
-    input_errors: BTreeMap<String, String>,
+    delta: Value,
+    input_errors: Vec<(String, String)>,
     complete: bool,
+}
+
+fn text(v: &Value, key: &str) -> String {
+    v.get(key).and_then(Value::as_str).unwrap_or("").to_owned()
+}
+
+fn usage(v: Option<&Value>) -> Option<Usage> {
+    v.and_then(|u| serde_json::from_value(u.clone()).ok())
 }
 
 impl Accumulator {
@@ -46,63 +51,66 @@ impl Accumulator {
         Self::default()
     }
 
-    /// Applies one event.
-    pub fn apply(&mut self, event: &StreamEvent) {
-        let StreamEvent::Known(event) = event else { return };
-        match event {
-            KnownEvent::MessageStart { message } => {
-                self.id = message.id.clone();
-                self.model = message.model.clone();
-                if let Some(u) = &message.usage {
-                    self.usage = u.clone();
+    /// Applies one event (the parsed `data` of an SSE event).
+    pub fn apply(&mut self, event: &Value) {
+        let index = event.get("index").and_then(Value::as_u64).map(|i| i as usize);
+        match (event.get("type").and_then(Value::as_str).unwrap_or(""), index) {
+            ("message_start", _) => {
+                let m = event.get("message").cloned().unwrap_or(Value::Null);
+                self.id = text(&m, "id");
+                self.model = text(&m, "model");
+                if let Some(u) = usage(m.get("usage")) {
+                    self.usage = u;
                 }
             }
-            KnownEvent::ContentBlockStart { index, content_block } => {
-                let value = serde_json::to_value(content_block).unwrap_or(Value::Null);
-                self.blocks.insert(*index, value);
-                self.open.push(*index);
+            ("content_block_start", Some(i)) => {
+                if self.blocks.len() <= i {
+                    self.blocks.resize(i + 1, None);
+                }
+                self.blocks[i] = Some((event.get("content_block").cloned().unwrap_or(Value::Null), String::new()));
+                self.open.push(i);
             }
-            KnownEvent::ContentBlockDelta { index, delta } => self.delta(*index, delta),
-            KnownEvent::ContentBlockStop { index } => self.stop(*index),
-            KnownEvent::MessageDelta { delta, usage } => {
-                self.delta = Some(delta.clone());
-                if let Some(u) = usage {
-                    self.usage.update(u);
+            ("content_block_delta", Some(i)) => self.delta(i, event.get("delta").unwrap_or(&Value::Null)),
+            ("content_block_stop", Some(i)) => self.stop(i),
+            ("message_delta", _) => {
+                self.delta = event.get("delta").cloned().unwrap_or(Value::Null);
+                if let Some(u) = usage(event.get("usage")) {
+                    self.usage.update(&u);
                 }
             }
-            KnownEvent::MessageStop => self.complete = true,
-            KnownEvent::Ping | KnownEvent::Error { .. } => {}
+            ("message_stop", _) => self.complete = true,
+            _ => {} // ping, error (handled by the client), and types we do not know
         }
     }
 
-    fn delta(&mut self, index: usize, delta: &Delta) {
-        let Delta::Known(delta) = delta else { return };
-        let Some(Value::Object(block)) = self.blocks.get_mut(&index) else { return };
+    fn delta(&mut self, index: usize, delta: &Value) {
+        let Some(Some((Value::Object(block), json))) = self.blocks.get_mut(index) else { return };
         let mut append = |field: &str, piece: &str| {
             let current = block.get(field).and_then(Value::as_str).unwrap_or("").to_owned();
             block.insert(field.into(), Value::String(current + piece));
         };
-        match delta {
-            KnownDelta::TextDelta { text } => append("text", text),
-            KnownDelta::ThinkingDelta { thinking } => append("thinking", thinking),
-            KnownDelta::SignatureDelta { signature } => append("signature", signature),
-            KnownDelta::InputJsonDelta { partial_json } => self.json.entry(index).or_default().push_str(partial_json),
-            KnownDelta::CitationsDelta { citation } => {
+        match delta.get("type").and_then(Value::as_str).unwrap_or("") {
+            "text_delta" => append("text", &text(delta, "text")),
+            "thinking_delta" => append("thinking", &text(delta, "thinking")),
+            "signature_delta" => append("signature", &text(delta, "signature")),
+            "input_json_delta" => json.push_str(&text(delta, "partial_json")),
+            "citations_delta" => {
                 let list = block.entry("citations").or_insert_with(|| Value::Array(Vec::new()));
-                if let Value::Array(items) = list {
-                    items.push(citation.clone());
+                if let (Value::Array(items), Some(c)) = (list, delta.get("citation")) {
+                    items.push(c.clone());
                 }
             }
+            _ => {}
         }
     }
 
     fn stop(&mut self, index: usize) {
         self.open.retain(|i| *i != index);
-        let Some(Value::Object(block)) = self.blocks.get_mut(&index) else { return };
+        let Some(Some((Value::Object(block), json))) = self.blocks.get_mut(index) else { return };
         if block.get("type").and_then(Value::as_str) != Some("tool_use") {
             return;
         }
-        let raw = self.json.remove(&index).unwrap_or_default();
+        let raw = std::mem::take(json);
         let input = if raw.trim().is_empty() {
             Ok(Value::Object(Map::new()))
         } else {
@@ -114,7 +122,7 @@ impl Accumulator {
             }
             Err(why) => {
                 let id = block.get("id").and_then(Value::as_str).unwrap_or_default().to_owned();
-                self.input_errors.insert(id, why);
+                self.input_errors.push((id, why));
             }
         }
     }
@@ -122,54 +130,45 @@ impl Accumulator {
     /// The message so far. Blocks still open (a tool_use cut off mid-input) are dropped from
     /// the message and listed in `unfinished`: they must never be executed.
     pub fn finish(self) -> Assembled {
-        let unfinished: Vec<(usize, String)> = self
-            .open
-            .iter()
-            .map(|i| {
-                let block = self.blocks.get(i);
-                let kind = block.and_then(|b| b.get("type")).and_then(Value::as_str).unwrap_or("block");
-                let name = block.and_then(|b| b.get("name")).and_then(Value::as_str);
-                (*i, name.map_or_else(|| kind.to_owned(), |n| format!("{kind} {n}")))
-            })
-            .collect();
-        let content: Vec<Block> = self
-            .blocks
-            .into_iter()
-            .filter(|(i, _)| !self.open.contains(i))
-            .map(|(_, v)| serde_json::from_value(v.clone()).unwrap_or(Block::Unknown(v)))
-            .collect();
-        let delta =
-            self.delta.unwrap_or(MessageDeltaBody { stop_reason: None, stop_sequence: None, stop_details: None });
+        let mut unfinished = Vec::new();
+        let mut content = Vec::new();
+        for (i, slot) in self.blocks.into_iter().enumerate() {
+            let Some((block, _)) = slot else { continue };
+            if self.open.contains(&i) {
+                let kind = text(&block, "type");
+                let what = match block.get("name").and_then(Value::as_str) {
+                    Some(n) => format!("{kind} {n}"),
+                    None => kind,
+                };
+                unfinished.push((i, what));
+            } else {
+                content.push(Block(block));
+            }
+        }
+        let d = &self.delta;
+        let opt = |k: &str| d.get(k).and_then(Value::as_str).map(str::to_owned);
         Assembled {
             id: self.id,
             model: self.model,
             message: Message { role: Role::Assistant, content },
-            stop_reason: delta.stop_reason,
-            stop_sequence: delta.stop_sequence,
-            stop_details: delta.stop_details,
+            stop_reason: opt("stop_reason"),
+            stop_sequence: opt("stop_sequence"),
+            stop_details: d.get("stop_details").filter(|v| !v.is_null()).cloned(),
             usage: self.usage,
             input_errors: self.input_errors,
             unfinished,
             complete: self.complete,
         }
     }
-
-    /// The block at `index` as it stands (for showing a tool_use name while its input streams).
-    pub fn block(&self, index: usize) -> Option<&Value> {
-        self.blocks.get(&index)
-    }
 }
 
 impl Assembled {
-    pub fn tool_uses(&self) -> Vec<crate::protocol::claude::ToolUse> {
-        self.message
-            .content
-            .iter()
-            .filter_map(|b| match b {
-                Block::Known(KnownBlock::ToolUse(t)) => Some(t.clone()),
-                _ => None,
-            })
-            .collect()
+    pub fn tool_uses(&self) -> Vec<ToolUse> {
+        self.message.tool_uses().collect()
+    }
+
+    pub fn input_error(&self, tool_use_id: &str) -> Option<&String> {
+        self.input_errors.iter().find(|(id, _)| id == tool_use_id).map(|(_, why)| why)
     }
 }
 
@@ -181,7 +180,7 @@ mod tests {
     fn run(events: &[Value]) -> Assembled {
         let mut acc = Accumulator::new();
         for e in events {
-            acc.apply(&serde_json::from_value(e.clone()).unwrap());
+            acc.apply(e);
         }
         acc.finish()
     }
@@ -197,6 +196,7 @@ mod tests {
             json!({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"check."}}),
             json!({"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"ci"}}),
             json!({"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"ty\": \"Tokyo\"}"}}),
+            json!({"type":"content_block_delta","index":1,"delta":{"type":"future_delta","x":1}}),
             json!({"type":"content_block_stop","index":0}),
             json!({"type":"content_block_stop","index":1}),
             json!({"type":"some_future_event","x":1}),
@@ -204,8 +204,7 @@ mod tests {
             json!({"type":"message_stop"}),
         ]);
         assert_eq!(a.message.text(), "Let me check.");
-        let uses = a.tool_uses();
-        assert_eq!(uses[0].input, json!({"city": "Tokyo"}));
+        assert_eq!(a.tool_uses()[0].input, json!({"city": "Tokyo"}));
         assert_eq!(a.stop_reason.as_deref(), Some("tool_use"));
         assert_eq!((a.usage.input_tokens, a.usage.output_tokens), (50, 30));
         assert!(a.complete && a.unfinished.is_empty());
@@ -222,7 +221,7 @@ mod tests {
             json!({"type":"content_block_stop","index":1}),
         ]);
         assert_eq!(a.tool_uses()[0].input, json!({}));
-        assert!(a.input_errors["t1"].contains("tru"), "{:?}", a.input_errors);
+        assert!(a.input_error("t1").unwrap().contains("tru"), "{:?}", a.input_errors);
     }
 
     #[test]
@@ -252,7 +251,7 @@ mod tests {
             json!({"type":"content_block_stop","index":0}),
         ]);
         assert_eq!(
-            serde_json::to_value(&a.message.content[0]).unwrap(),
+            a.message.content[0].0,
             json!({"type":"thinking","thinking":"Weather means a tool.","signature":"EqQBCgIY"})
         );
     }

@@ -12,12 +12,13 @@ use crate::engine::cancel::CancelToken;
 use crate::engine::platform::{Headers, HttpRequest, HttpResponse, Method, Platform};
 use crate::engine::sse::SseParser;
 use crate::engine::trace::{Peer, TraceKind, Tracer};
-use crate::protocol::claude::{API_VERSION, ApiErrorBody, CountTokens, CreateMessage, KnownEvent, StreamEvent};
+use crate::protocol::claude::{API_VERSION, ApiErrorBody, CountTokens, CreateMessage};
+use serde_json::Value;
 
 /// What the caller hears while a request runs.
 pub enum StreamNews<'a> {
-    /// A stream event, after it was applied to the accumulator.
-    Event(&'a KnownEvent, &'a Accumulator),
+    /// A stream event (its JSON), after it was applied to the accumulator.
+    Event(&'a Value, &'a Accumulator),
     /// The attempt failed and will be retried after `delay_ms`; discard what it streamed.
     Retrying { error: &'a ClaudeError, delay_ms: u64, attempt: u32 },
 }
@@ -143,7 +144,7 @@ impl<P: Platform> ClaudeClient<P> {
                         data: event.data.clone(),
                     },
                 );
-                let parsed: StreamEvent = match serde_json::from_str(&event.data) {
+                let parsed: Value = match serde_json::from_str(&event.data) {
                     Ok(p) => p,
                     Err(e) => {
                         let error = ClaudeError::Decode { reason: format!("stream event: {e}"), raw: event.data };
@@ -151,19 +152,20 @@ impl<P: Platform> ClaudeClient<P> {
                         return Err((error, None));
                     }
                 };
-                if let StreamEvent::Known(KnownEvent::Error { error }) = &parsed {
+                if parsed.get("type").and_then(Value::as_str) == Some("error") {
+                    let detail = |k: &str| {
+                        parsed.pointer(&format!("/error/{k}")).and_then(Value::as_str).unwrap_or("").to_owned()
+                    };
                     let error = ClaudeError::Stream {
-                        kind: error.kind.clone(),
-                        message: error.message.clone(),
+                        kind: detail("type"),
+                        message: detail("message"),
                         request_id: request_id.clone(),
                     };
                     self.outcome(exchange, started, Some(&error), attempt, request_id);
                     return Err((error, None));
                 }
                 acc.apply(&parsed);
-                if let StreamEvent::Known(known) = &parsed {
-                    on_news(StreamNews::Event(known, &acc));
-                }
+                on_news(StreamNews::Event(&parsed, &acc));
             }
         }
         let elapsed_ms = self.platform.now_ms() - started;

@@ -154,7 +154,8 @@ impl Timeline {
     fn badge(&mut self, row: usize, kind: BadgeKind, text: impl Into<String>, failed: bool) {
         if let Some(r) = self.rows.get_mut(row) {
             let text = text.into();
-            if !r.badges.iter().any(|b| b.text == text) {
+            // One badge per layer: "HTTP 500" already says what a later "HTTP" would.
+            if !r.badges.iter().any(|b| b.text == text || (b.kind == kind && kind != BadgeKind::Info)) {
                 r.badges.push(Badge { kind, text });
             }
             r.failed |= failed;
@@ -249,9 +250,14 @@ impl Timeline {
                 let req = req?;
                 self.attach(req, e.seq);
                 self.rows[req].duration_ms = Some(*elapsed_ms);
-                if *status >= 400 {
+                let bodiless = self.rows[req].label.starts_with("GET") || self.rows[req].label.starts_with("DELETE");
+                if bodiless && matches!(*status, 400 | 404 | 405 | 406) {
+                    // The server offers no stream, or keeps no session to end: an answer, not a failure.
+                    self.badge(req, BadgeKind::Info, format!("{status}: none offered"), false);
+                    Some(req)
+                } else if *status >= 400 {
                     let row = self.add(e, arrow(lane, Lane::Client), format!("HTTP {status}"), "");
-                    self.badge(row, BadgeKind::Http, format!("HTTP {status}"), true);
+                    self.rows[row].failed = true;
                     self.badge(req, BadgeKind::Http, format!("HTTP {status}"), true);
                     self.rows[row].tool_use_id = self.rows[req].tool_use_id.clone();
                     self.exchanges.insert(*exchange, (Some(req), Some(row)));

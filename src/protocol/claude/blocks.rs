@@ -1,7 +1,10 @@
-//! Messages and content blocks.
+//! Messages and content blocks. A block is kept as the exact JSON the API sent (or we built),
+//! so an assistant message goes back verbatim — text, tool_use, thinking with its signature,
+//! and every block type this client does not know — with typed views for the few types
+//! the loop reads.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -16,191 +19,166 @@ pub struct Message {
     pub content: Vec<Block>,
 }
 
+/// One content block, verbatim.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Block(pub Value);
+
+/// The `tool_use` fields the loop needs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolUse {
+    pub id: String,
+    pub name: String,
+    pub input: Value,
+}
+
+/// A `tool_result` block: `content` is a string or an array of blocks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolResult {
+    pub tool_use_id: String,
+    pub content: Value,
+    pub is_error: bool,
+}
+
+impl Block {
+    pub fn text(text: impl Into<String>) -> Self {
+        Block(json!({"type": "text", "text": text.into()}))
+    }
+
+    /// An image or document block with base64 data.
+    pub fn media(kind: &str, media_type: &str, data: &str) -> Self {
+        Block(json!({"type": kind, "source": {"type": "base64", "media_type": media_type, "data": data}}))
+    }
+
+    pub fn kind(&self) -> &str {
+        self.0.get("type").and_then(Value::as_str).unwrap_or("unknown")
+    }
+
+    fn str_field(&self, key: &str) -> Option<&str> {
+        self.0.get(key).and_then(Value::as_str)
+    }
+
+    pub fn as_text(&self) -> Option<&str> {
+        if self.kind() == "text" { self.str_field("text") } else { None }
+    }
+
+    pub fn tool_use(&self) -> Option<ToolUse> {
+        if self.kind() != "tool_use" {
+            return None;
+        }
+        Some(ToolUse {
+            id: self.str_field("id")?.to_owned(),
+            name: self.str_field("name")?.to_owned(),
+            input: self.0.get("input").cloned().unwrap_or(Value::Null),
+        })
+    }
+
+    pub fn tool_result(&self) -> Option<ToolResult> {
+        if self.kind() != "tool_result" {
+            return None;
+        }
+        Some(ToolResult {
+            tool_use_id: self.str_field("tool_use_id")?.to_owned(),
+            content: self.0.get("content").cloned().unwrap_or(Value::Null),
+            is_error: self.0.get("is_error") == Some(&Value::Bool(true)),
+        })
+    }
+}
+
+impl ToolResult {
+    pub fn text(tool_use_id: &str, text: String, is_error: bool) -> Self {
+        ToolResult { tool_use_id: tool_use_id.into(), content: Value::String(text), is_error }
+    }
+
+    /// The block as sent: `is_error` only when true.
+    pub fn to_block(&self) -> Block {
+        let mut m = Map::new();
+        m.insert("type".into(), "tool_result".into());
+        m.insert("tool_use_id".into(), self.tool_use_id.clone().into());
+        m.insert("content".into(), self.content.clone());
+        if self.is_error {
+            m.insert("is_error".into(), true.into());
+        }
+        Block(Value::Object(m))
+    }
+
+    /// The text of the result (blocks other than text shown as `[type]`).
+    pub fn text_of(&self) -> String {
+        match &self.content {
+            Value::String(s) => s.clone(),
+            Value::Array(items) => items
+                .iter()
+                .map(|b| match b.get("text").and_then(Value::as_str) {
+                    Some(t) => t.to_owned(),
+                    None => format!("[{}]", b.get("type").and_then(Value::as_str).unwrap_or("?")),
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ => String::new(),
+        }
+    }
+}
+
 impl Message {
     pub fn user_text(text: impl Into<String>) -> Self {
         Message { role: Role::User, content: vec![Block::text(text)] }
     }
 
-    /// The `tool_use` blocks, in order.
-    pub fn tool_uses(&self) -> impl Iterator<Item = &ToolUse> {
-        self.content.iter().filter_map(|b| match b {
-            Block::Known(KnownBlock::ToolUse(t)) => Some(t),
-            _ => None,
-        })
+    pub fn tool_uses(&self) -> impl Iterator<Item = ToolUse> + '_ {
+        self.content.iter().filter_map(Block::tool_use)
     }
 
-    pub fn tool_results(&self) -> impl Iterator<Item = &ToolResult> {
-        self.content.iter().filter_map(|b| match b {
-            Block::Known(KnownBlock::ToolResult(t)) => Some(t),
-            _ => None,
-        })
+    pub fn tool_results(&self) -> impl Iterator<Item = ToolResult> + '_ {
+        self.content.iter().filter_map(Block::tool_result)
     }
 
     /// All text blocks joined, for display.
     pub fn text(&self) -> String {
-        self.content
-            .iter()
-            .filter_map(|b| match b {
-                Block::Known(KnownBlock::Text(t)) => Some(t.text.as_str()),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-            .join("")
+        self.content.iter().filter_map(Block::as_text).collect()
     }
-}
-
-/// A content block; types this client does not know are kept whole and sent back unchanged.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum Block {
-    Known(KnownBlock),
-    Unknown(Value),
-}
-
-impl Block {
-    pub fn text(text: impl Into<String>) -> Self {
-        Block::Known(KnownBlock::Text(Text { text: text.into(), extra: Map::new() }))
-    }
-
-    pub fn type_name(&self) -> String {
-        match self {
-            Block::Known(k) => serde_json::to_value(k)
-                .ok()
-                .and_then(|v| v.get("type").and_then(Value::as_str).map(str::to_owned))
-                .unwrap_or_default(),
-            Block::Unknown(v) => v.get("type").and_then(Value::as_str).unwrap_or("unknown").to_owned(),
-        }
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum KnownBlock {
-    Text(Text),
-    Image(Media),
-    Document(Media),
-    ToolUse(ToolUse),
-    ToolResult(ToolResult),
-    Thinking(Thinking),
-    RedactedThinking(RedactedThinking),
-}
-
-/// Every block keeps the fields this client does not model (`extra`), so an assistant message
-/// goes back to the API exactly as it came.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Text {
-    pub text: String,
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
-}
-
-/// An image or document: `source` is `{type: "base64", media_type, data}`, `{type: "text", …}`
-/// or `{type: "url", url}`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Media {
-    pub source: Value,
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ToolUse {
-    pub id: String,
-    pub name: String,
-    pub input: Value,
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ToolResult {
-    pub tool_use_id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub content: Option<ToolResultContent>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub is_error: Option<bool>,
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
-}
-
-impl ToolResult {
-    pub fn is_error(&self) -> bool {
-        self.is_error == Some(true)
-    }
-}
-
-/// A string, or blocks (text, image, document, search_result).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum ToolResultContent {
-    Text(String),
-    Blocks(Vec<Block>),
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Thinking {
-    pub thinking: String,
-    #[serde(default)]
-    pub signature: String,
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RedactedThinking {
-    pub data: String,
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
-    /// One fixture per variant; the exhaustive match makes a new variant fail to compile until
-    /// it has one.
     #[test]
-    fn every_block_round_trips_verbatim() {
+    fn blocks_round_trip_verbatim_whatever_their_type() {
         let fixtures = [
             json!({"type":"text","text":"hi","citations":[{"type":"char_location","cited_text":"x"}]}),
-            json!({"type":"image","source":{"type":"base64","media_type":"image/png","data":"AAAA"}}),
-            json!({"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"AAAA"},"title":"t"}),
             json!({"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"city":"Tokyo"},"caller":{"type":"direct"}}),
-            json!({"type":"tool_result","tool_use_id":"toolu_1","content":"Sunny","is_error":true}),
             json!({"type":"thinking","thinking":"hmm","signature":"sig"}),
             json!({"type":"redacted_thinking","data":"opaque"}),
+            json!({"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"q"}}),
         ];
         for f in fixtures {
-            let block: Block = serde_json::from_value(f.clone()).unwrap();
-            let Block::Known(known) = &block else { panic!("{f} parsed as unknown") };
-            match known {
-                KnownBlock::Text(_)
-                | KnownBlock::Image(_)
-                | KnownBlock::Document(_)
-                | KnownBlock::ToolUse(_)
-                | KnownBlock::ToolResult(_)
-                | KnownBlock::Thinking(_)
-                | KnownBlock::RedactedThinking(_) => {}
-            }
-            assert_eq!(serde_json::to_value(&block).unwrap(), f);
+            let b: Block = serde_json::from_value(f.clone()).unwrap();
+            assert_eq!(serde_json::to_value(&b).unwrap(), f);
         }
     }
 
     #[test]
-    fn unknown_blocks_survive_unchanged() {
-        let server_tool = json!({"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"q"}});
-        let block: Block = serde_json::from_value(server_tool.clone()).unwrap();
-        assert!(matches!(block, Block::Unknown(_)));
-        assert_eq!(block.type_name(), "server_tool_use");
-        assert_eq!(serde_json::to_value(&block).unwrap(), server_tool);
-    }
-
-    #[test]
-    fn tool_result_content_is_a_string_or_blocks() {
-        let r: ToolResult =
-            serde_json::from_value(json!({"tool_use_id":"t","content":[{"type":"text","text":"a"}]})).unwrap();
-        assert!(matches!(r.content, Some(ToolResultContent::Blocks(ref b)) if b.len() == 1));
-        assert!(!r.is_error());
+    fn typed_views() {
+        let m: Message = serde_json::from_value(json!({"role":"assistant","content":[
+            {"type":"text","text":"Let me check."},
+            {"type":"tool_use","id":"t1","name":"get_weather","input":{"city":"Tokyo"}}
+        ]}))
+        .unwrap();
+        assert_eq!(m.text(), "Let me check.");
+        let uses: Vec<ToolUse> = m.tool_uses().collect();
+        assert_eq!(uses[0].input, json!({"city": "Tokyo"}));
+        let r = ToolResult::text("t1", "Sunny".into(), true);
+        assert_eq!(
+            serde_json::to_value(r.to_block()).unwrap(),
+            json!({"type":"tool_result","tool_use_id":"t1","content":"Sunny","is_error":true})
+        );
+        assert_eq!(r.to_block().tool_result(), Some(r));
+        let ok = ToolResult {
+            tool_use_id: "t".into(),
+            content: json!([{"type":"text","text":"a"},{"type":"image"}]),
+            is_error: false,
+        };
+        assert_eq!(ok.text_of(), "a\n[image]");
+        assert!(ok.to_block().0.get("is_error").is_none());
     }
 }

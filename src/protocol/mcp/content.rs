@@ -1,53 +1,19 @@
-//! Content blocks: what tool results, prompt messages and sampling messages carry.
+//! Content blocks: what tool results, prompt messages and sampling messages carry. Kept as the
+//! JSON the server sent, with typed views, so block types we do not know yet survive (C-29).
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
-
-/// A content block. Types we do not know (newer protocol versions add them) are kept whole in
-/// `Unknown` so they can be shown and mapped to a placeholder instead of failing (C-29).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum ContentBlock {
-    Known(KnownContent),
-    Unknown(Value),
-}
+use serde_json::{Value, json};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum KnownContent {
-    Text {
-        text: String,
-    },
-    Image {
-        data: String,
-        #[serde(rename = "mimeType")]
-        mime_type: String,
-    },
-    Audio {
-        data: String,
-        #[serde(rename = "mimeType")]
-        mime_type: String,
-    },
-    ResourceLink(ResourceLink),
-    /// An embedded resource.
-    Resource {
-        resource: ResourceContents,
-    },
-}
+#[serde(transparent)]
+pub struct ContentBlock(pub Value);
 
-impl ContentBlock {
-    pub fn text(text: impl Into<String>) -> Self {
-        ContentBlock::Known(KnownContent::Text { text: text.into() })
-    }
-}
-
+/// A `resource_link` (2025-06-18).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceLink {
     pub uri: String,
     pub name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -65,47 +31,70 @@ pub struct ResourceContents {
     pub text: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blob: Option<String>,
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
+}
+
+impl ContentBlock {
+    pub fn text(text: impl Into<String>) -> Self {
+        ContentBlock(json!({"type": "text", "text": text.into()}))
+    }
+
+    pub fn kind(&self) -> &str {
+        self.0.get("type").and_then(Value::as_str).unwrap_or("unknown")
+    }
+
+    fn field(&self, key: &str) -> Option<&str> {
+        self.0.get(key).and_then(Value::as_str)
+    }
+
+    pub fn as_text(&self) -> Option<&str> {
+        if self.kind() == "text" { self.field("text") } else { None }
+    }
+
+    /// `(base64 data, mime type)` of an `image` or `audio` block.
+    pub fn media(&self) -> Option<(&str, &str)> {
+        matches!(self.kind(), "image" | "audio").then_some(())?;
+        Some((self.field("data")?, self.field("mimeType")?))
+    }
+
+    pub fn resource_link(&self) -> Option<ResourceLink> {
+        if self.kind() != "resource_link" {
+            return None;
+        }
+        serde_json::from_value(self.0.clone()).ok()
+    }
+
+    /// The contents of an embedded `resource` block.
+    pub fn resource(&self) -> Option<ResourceContents> {
+        if self.kind() != "resource" {
+            return None;
+        }
+        serde_json::from_value(self.0.get("resource")?.clone()).ok()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    /// One fixture per variant; the exhaustive match makes a new variant fail to compile here
-    /// until it has a fixture.
-    #[test]
-    fn every_variant_round_trips() {
-        let fixtures = [
-            json!({"type":"text","text":"hi"}),
-            json!({"type":"image","data":"AAAA","mimeType":"image/png"}),
-            json!({"type":"audio","data":"AAAA","mimeType":"audio/wav"}),
-            json!({"type":"resource_link","uri":"file:///a","name":"a","mimeType":"text/plain"}),
-            json!({"type":"resource","resource":{"uri":"file:///b","text":"b"}}),
-        ];
-        for f in fixtures {
-            let block: ContentBlock = serde_json::from_value(f.clone()).unwrap();
-            let ContentBlock::Known(known) = &block else { panic!("{f} parsed as unknown") };
-            match known {
-                KnownContent::Text { .. }
-                | KnownContent::Image { .. }
-                | KnownContent::Audio { .. }
-                | KnownContent::ResourceLink(_)
-                | KnownContent::Resource { .. } => {}
-            }
-            assert_eq!(serde_json::to_value(&block).unwrap(), f);
-        }
-    }
 
     #[test]
-    fn unknown_types_are_kept_whole() {
-        let v = json!({"type":"hologram","frames":3});
-        let block: ContentBlock = serde_json::from_value(v.clone()).unwrap();
-        assert_eq!(block, ContentBlock::Unknown(v));
-        // A known type with a missing field is kept too rather than failing the whole result.
-        let broken = json!({"type":"image","data":"AAAA"});
-        assert!(matches!(serde_json::from_value(broken).unwrap(), ContentBlock::Unknown(_)));
+    fn typed_views_and_unknown_types() {
+        let b = |v: Value| -> ContentBlock { serde_json::from_value(v).unwrap() };
+        assert_eq!(b(json!({"type":"text","text":"hi"})).as_text(), Some("hi"));
+        assert_eq!(
+            b(json!({"type":"image","data":"AAAA","mimeType":"image/png"})).media(),
+            Some(("AAAA", "image/png"))
+        );
+        assert_eq!(b(json!({"type":"image","data":"AAAA"})).media(), None, "a broken block has no view");
+        assert_eq!(
+            b(json!({"type":"resource_link","uri":"file:///a","name":"a"})).resource_link().unwrap().uri,
+            "file:///a"
+        );
+        assert_eq!(
+            b(json!({"type":"resource","resource":{"uri":"n://1","text":"one"}})).resource().unwrap().text.as_deref(),
+            Some("one")
+        );
+        let unknown = json!({"type":"hologram","frames":3});
+        assert_eq!(b(unknown.clone()).kind(), "hologram");
+        assert_eq!(serde_json::to_value(b(unknown.clone())).unwrap(), unknown);
     }
 }

@@ -43,8 +43,6 @@ pub struct Capability {
     pub list_changed: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subscribe: Option<bool>,
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -60,9 +58,10 @@ pub struct ServerCapabilities {
     pub logging: Option<Map<String, Value>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completions: Option<Map<String, Value>>,
-    /// Everything else (experimental, tasks, extensions), kept as the server sent it.
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experimental: Option<Value>,
 }
 
 impl ServerCapabilities {
@@ -76,7 +75,8 @@ impl ServerCapabilities {
         push("prompts", self.prompts.is_some());
         push("logging", self.logging.is_some());
         push("completions", self.completions.is_some());
-        names.extend(self.extra.keys().cloned());
+        push("tasks", self.tasks.is_some());
+        push("experimental", self.experimental.as_ref().is_some_and(|e| e.as_object().is_some_and(|o| !o.is_empty())));
         names
     }
 }

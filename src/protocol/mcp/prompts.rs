@@ -15,8 +15,6 @@ pub struct Prompt {
     pub description: Option<String>,
     #[serde(default)]
     pub arguments: Vec<PromptArgument>,
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,7 +1,6 @@
 //! Resources and resource templates.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 
 use super::ResourceContents;
 
@@ -18,8 +17,6 @@ pub struct Resource {
     pub mime_type: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<u64>,
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -34,8 +31,6 @@ pub struct ResourceTemplate {
     pub description: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,7 +1,7 @@
 //! Tools: `tools/list` and `tools/call`.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::ContentBlock;
 
@@ -24,8 +24,6 @@ pub struct Tool {
     /// 2025-11-25: `{ taskSupport: "forbidden" | "optional" | "required" }`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub execution: Option<Value>,
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
 }
 
 impl Tool {

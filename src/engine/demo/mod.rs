@@ -1,0 +1,103 @@
+//! Demo mode: a `Platform` that answers Messages requests to `demo://loopscope` with the
+//! scripted demo model, as a real event stream, and passes every other request through. With
+//! it, the loop runs for real (tools, MCP servers, routing, results) without an API key.
+
+mod model;
+
+pub use model::{Reply, respond};
+
+use futures::StreamExt;
+use serde_json::{Value, json};
+
+use super::platform::{Headers, HttpRequest, HttpResponse, NetworkError, Platform};
+
+pub const DEMO_BASE_URL: &str = "demo://loopscope";
+
+/// Wraps the real platform; only `demo://` requests are answered here.
+#[derive(Clone, Debug, Default)]
+pub struct Demo<P>(pub P);
+
+fn event(kind: &str, data: Value) -> String {
+    format!("event: {kind}\ndata: {data}\n\n")
+}
+
+/// The demo reply as the stream the Messages API would send.
+pub fn stream_events(reply: &Reply, model: &str, id: u64) -> Vec<String> {
+    let mut out = vec![event(
+        "message_start",
+        json!({"type": "message_start", "message": {"id": format!("msg_demo_{id}"), "type": "message", "role": "assistant", "model": model, "content": [], "stop_reason": null, "usage": {"input_tokens": 0, "output_tokens": 0}}}),
+    )];
+    out.push(event(
+        "content_block_start",
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+    ));
+    let chars: Vec<char> = reply.text.chars().collect();
+    for piece in chars.chunks(16) {
+        let text: String = piece.iter().collect();
+        out.push(event(
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
+        ));
+    }
+    out.push(event("content_block_stop", json!({"type": "content_block_stop", "index": 0})));
+    for (i, (name, input)) in reply.calls.iter().enumerate() {
+        let index = i + 1;
+        let block = json!({"type": "tool_use", "id": format!("toolu_demo_{id}_{index}"), "name": name, "input": {}});
+        out.push(event(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": index, "content_block": block}),
+        ));
+        let json_text: Vec<char> = input.to_string().chars().collect();
+        for piece in json_text.chunks(10) {
+            let partial: String = piece.iter().collect();
+            out.push(event("content_block_delta", json!({"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": partial}})));
+        }
+        out.push(event("content_block_stop", json!({"type": "content_block_stop", "index": index})));
+    }
+    out.push(event("message_delta", json!({"type": "message_delta", "delta": {"stop_reason": reply.stop_reason, "stop_sequence": null}, "usage": {"output_tokens": reply.text.len() / 4 + 10}})));
+    out.push(event("message_stop", json!({"type": "message_stop"})));
+    out
+}
+
+impl<P: Platform + Clone + 'static> Platform for Demo<P> {
+    async fn send(&self, request: HttpRequest) -> Result<HttpResponse, NetworkError> {
+        if !request.url.starts_with("demo://") {
+            return self.0.send(request).await;
+        }
+        let body: Value = serde_json::from_str(request.body.as_deref().unwrap_or("{}")).unwrap_or(Value::Null);
+        let headers = Headers::new().with("request-id", format!("req_demo_{}", (self.0.random() * 1e9) as u64));
+        if request.url.ends_with("/count_tokens") {
+            let tokens = body.to_string().len() / 4;
+            let text = json!({"input_tokens": tokens}).to_string();
+            let body = futures::stream::once(async move { Ok(text.into_bytes()) }).boxed_local();
+            return Ok(HttpResponse { status: 200, headers: headers.with("content-type", "application/json"), body });
+        }
+        let reply = respond(&body);
+        let events =
+            stream_events(&reply, body["model"].as_str().unwrap_or("demo"), (self.0.now_ms() as u64) % 100_000);
+        // Paced like a real stream so the chat and the timeline visibly fill in.
+        let platform = self.0.clone();
+        let body = futures::stream::iter(events)
+            .then(move |e| {
+                let platform = platform.clone();
+                async move {
+                    platform.sleep(25).await;
+                    Ok(e.into_bytes())
+                }
+            })
+            .boxed_local();
+        Ok(HttpResponse { status: 200, headers: headers.with("content-type", "text/event-stream"), body })
+    }
+
+    fn now_ms(&self) -> f64 {
+        self.0.now_ms()
+    }
+
+    async fn sleep(&self, ms: u64) {
+        self.0.sleep(ms).await
+    }
+
+    fn random(&self) -> f64 {
+        self.0.random()
+    }
+}

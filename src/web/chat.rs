@@ -1,0 +1,157 @@
+//! The chat: streaming answers, each tool call inline with where it went and what came back,
+//! and a clear line for every way a turn can end.
+
+use leptos::prelude::*;
+
+use super::state::{Block, ChatItem, NoticeKind, ToolCall, ToolState, use_services};
+use super::widgets::{Code, FailureBox, pretty};
+use crate::engine::trace::RouteTarget;
+
+const EXAMPLES: [&str; 3] = [
+    "What's the weather in Tokyo, and what is 17 * 23?",
+    "What time is it in Tokyo (UTC offset +09:00)?",
+    "Search the notes for \"jsonrpc\" and explain what you find.",
+];
+
+#[component]
+fn ToolCallView(call: ToolCall) -> impl IntoView {
+    let ToolCall { name, input, target, progress, state, .. } = call;
+    let route = move || {
+        target.get().map(|t| match t {
+            RouteTarget::Local { function } => format!("→ local function {function}"),
+            RouteTarget::Server { label, tool, .. } => format!("→ tools/call {tool} on {label}"),
+            RouteTarget::Refused { .. } => "→ not run".to_owned(),
+        })
+    };
+    let status = move || match state.get() {
+        ToolState::Writing => ("writing", "Claude is writing the call…"),
+        ToolState::Running => ("running", "running…"),
+        ToolState::Done { is_error: false, .. } => ("ok", "done"),
+        ToolState::Done { is_error: true, .. } => ("error", "is_error"),
+    };
+    view! {
+        <div class=move || format!("tool-call {}", status().0)>
+            <div class="tool-head">
+                <span class="tool-icon" aria-hidden="true">"⚙"</span>
+                <code class="tool-name">{name.clone()}</code>
+                <span class="route">{route}</span>
+                <span class=move || format!("tool-status {}", status().0)>{move || status().1}</span>
+            </div>
+            {move || progress.get().map(|p| view! { <p class="progress" role="status">{p}</p> })}
+            {move || input.get().map(|i| view! {
+                <details><summary>"Input"</summary><Code text=pretty(&i) label="Tool input"/></details>
+            })}
+            {move || match state.get() {
+                ToolState::Done { text, failure, is_error } => Some(view! {
+                    <details open=is_error>
+                        <summary>{if is_error { "What Claude received (is_error)" } else { "What Claude received" }}</summary>
+                        <Code text=text label="Tool result"/>
+                    </details>
+                    {failure.map(|f| view! { <FailureBox failure=f/> })}
+                }),
+                _ => None,
+            }}
+        </div>
+    }
+}
+
+#[component]
+fn Item(item: ChatItem) -> impl IntoView {
+    match item {
+        ChatItem::User { text, .. } => view! {
+            <div class="msg user"><span class="who">"You"</span><p class="prose">{text}</p></div>
+        }
+        .into_any(),
+        ChatItem::Assistant { blocks, demo, .. } => view! {
+            <div class="msg assistant">
+                <span class="who">{if demo { "Demo model" } else { "Claude" }}</span>
+                <For each=move || blocks.get() key=|b| match b { Block::Text { index, .. } | Block::Thinking { index, .. } | Block::Tool { index, .. } => *index } let:block>
+                    {match block {
+                        Block::Text { text, .. } => view! { <p class="prose">{move || text.get()}</p> }.into_any(),
+                        Block::Thinking { text, .. } => view! {
+                            <details class="thinking"><summary>"Thinking"</summary><p class="prose">{move || text.get()}</p></details>
+                        }
+                        .into_any(),
+                        Block::Tool { call, .. } => view! { <ToolCallView call=call/> }.into_any(),
+                    }}
+                </For>
+            </div>
+        }
+        .into_any(),
+        ChatItem::Notice { kind, text, hint, .. } => {
+            let (class, role) = match kind {
+                NoticeKind::Info => ("notice info", "status"),
+                NoticeKind::Warning => ("notice warning", "status"),
+                NoticeKind::Error => ("notice error", "alert"),
+            };
+            view! {
+                <div class=class role=role>
+                    <p>{text}</p>
+                    {hint.map(|h| view! { <p class="hint">{h}</p> })}
+                </div>
+            }
+            .into_any()
+        }
+    }
+}
+
+#[component]
+pub fn ChatPanel() -> impl IntoView {
+    let svc = use_services();
+    let conv = svc.conversation;
+    let log_ref = NodeRef::<leptos::html::Div>::new();
+    // Keep the newest message in view (DOM sync only).
+    Effect::new(move |_| {
+        svc.chat.items.track();
+        if let Some(el) = log_ref.get() {
+            el.set_scroll_top(el.scroll_height());
+        }
+    });
+    let send = move || conv.send(svc, conv.draft.get_untracked());
+    view! {
+        <section id="chat" class="panel chat" aria-labelledby="chat-title">
+            <div class="panel-head">
+                <h2 id="chat-title">"Chat"</h2>
+                <button type="button" class="link" on:click=move |_| conv.reset(svc)
+                    prop:disabled=move || svc.chat.items.with(Vec::is_empty)>"New conversation"</button>
+            </div>
+            <div class="messages" role="log" aria-label="Conversation" aria-live="polite" node_ref=log_ref>
+                <Show when=move || svc.chat.items.with(Vec::is_empty)>
+                    <div class="empty-chat">
+                        <p>"Ask something that needs a tool. Phase 1 starts when you send."</p>
+                        <ul class="examples" aria-label="Example questions">
+                            {EXAMPLES.iter().map(|e| view! {
+                                <li><button type="button" class="example" on:click=move |_| conv.draft.set((*e).to_owned())>{*e}</button></li>
+                            }).collect_view()}
+                        </ul>
+                    </div>
+                </Show>
+                <For each=move || svc.chat.items.get() key=|i| i.id() let:item>
+                    <Item item=item/>
+                </For>
+            </div>
+            <form class="composer" on:submit=move |ev: leptos::ev::SubmitEvent| { ev.prevent_default(); send(); }>
+                <label for="composer" class="visually-hidden">"Message"</label>
+                <textarea id="composer" rows="2" placeholder="Ask Claude… (Enter to send, Shift+Enter for a new line)"
+                    prop:value=move || conv.draft.get()
+                    on:input=move |ev| conv.draft.set(event_target_value(&ev))
+                    on:keydown=move |ev: leptos::ev::KeyboardEvent| {
+                        if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
+                            ev.prevent_default();
+                            send();
+                        }
+                    }></textarea>
+                <div class="composer-actions">
+                    <Show when=move || conv.running.get() fallback=move || view! {
+                        <button type="submit" class="primary" prop:disabled=move || conv.draft.with(|d| d.trim().is_empty())>"Send"</button>
+                    }>
+                        <button type="button" class="danger" on:click=move |_| conv.stop()>"Stop"</button>
+                    </Show>
+                    <Show when=move || conv.can_retry.get() && !conv.running.get()>
+                        <button type="button" on:click=move |_| conv.retry(svc)>"Retry"</button>
+                    </Show>
+                </div>
+            </form>
+        </section>
+    }
+}

@@ -1,0 +1,196 @@
+//! Dialogs for what needs the user: approving a tool call, reviewing a server's sampling request
+//! before it goes to Claude with the user's key (and the answer before it goes back), and
+//! answering a server's elicitation form. Each says which server asks.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use serde_json::{Map, Value};
+
+use super::schema_form::{SchemaForm, arguments};
+use super::state::{Answer, Dialog, DialogKind, use_services};
+use super::widgets::{Code, pretty};
+use crate::engine::cancel::CancelToken;
+use crate::protocol::claude::{CreateMessage, Message};
+use crate::protocol::jsonrpc::{ErrorCode, ErrorObject};
+use crate::protocol::mcp::{ContentBlock, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitResult};
+
+/// The text of a sampling message's content (one block or an array of blocks).
+fn sampling_text(content: &Value) -> String {
+    let blocks = match content {
+        Value::Array(items) => items.clone(),
+        other => vec![other.clone()],
+    };
+    blocks
+        .iter()
+        .map(|b| {
+            b.get("text")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .unwrap_or_else(|| format!("[{}]", b["type"].as_str().unwrap_or("?")))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[component]
+fn Approval(id: u64, tool: String, target: String, input: Value) -> impl IntoView {
+    let svc = use_services();
+    view! {
+        <h3 id="dialog-title">"Run this tool call?"</h3>
+        <p>"Claude asks for "<code>{tool}</code>", which goes to "{target}"."</p>
+        <Code text=pretty(&input) label="Arguments"/>
+        <p class="hint">"Tool descriptions and annotations come from the server and are not guarantees."</p>
+        <div class="dialog-actions">
+            <button type="button" class="primary" autofocus on:click=move |_| svc.dialogs.answer(id, Answer::Approve(true))>"Allow"</button>
+            <button type="button" class="danger" on:click=move |_| svc.dialogs.answer(id, Answer::Approve(false))>"Deny"</button>
+        </div>
+    }
+}
+
+#[component]
+fn Sampling(id: u64, server: String, params: CreateMessageParams) -> impl IntoView {
+    let svc = use_services();
+    let prompt = RwSignal::new(
+        params
+            .messages
+            .iter()
+            .map(|m| format!("{}: {}", m.role, sampling_text(&m.content)))
+            .collect::<Vec<_>>()
+            .join("\n\n"),
+    );
+    let answer = RwSignal::new(None::<String>);
+    let busy = RwSignal::new(false);
+    let error = RwSignal::new(None::<String>);
+    let model = RwSignal::new(String::new());
+    let system = StoredValue::new(params.system_prompt.clone());
+    let max_tokens = params.max_tokens;
+    let send = move |_| {
+        if let Err(why) = svc.settings.ready() {
+            error.set(Some(why));
+            return;
+        }
+        let settings = svc.settings.claude();
+        let request = CreateMessage {
+            model: settings.model.clone(),
+            max_tokens: max_tokens.clamp(1, settings.max_tokens.max(max_tokens)),
+            messages: vec![Message::user_text(prompt.get_untracked())],
+            system: system.get_value().map(Value::String),
+            tools: Vec::new(),
+            tool_choice: None,
+            stream: true,
+            stop_sequences: None,
+            temperature: None,
+            thinking: None,
+        };
+        let agent = svc.runtime(|r| r.agent.clone());
+        busy.set(true);
+        error.set(None);
+        spawn_local(async move {
+            match agent.claude().stream(&settings, &request, &CancelToken::new(), &mut |_| {}).await {
+                Ok(a) => {
+                    model.set(a.model.clone());
+                    answer.set(Some(a.message.text()));
+                }
+                Err(e) => error.set(Some(format!("{e} ({} layer)", e.layer()))),
+            }
+            busy.set(false);
+        });
+    };
+    let give_back = move |_| {
+        let text = answer.get_untracked().unwrap_or_default();
+        let m = model.get_untracked();
+        let result = CreateMessageResult {
+            role: "assistant".into(),
+            content: ContentBlock::text(text),
+            model: if m.is_empty() { svc.settings.claude().model } else { m },
+            stop_reason: Some("endTurn".into()),
+        };
+        svc.dialogs.answer(id, Answer::Sampling(Ok(result)));
+    };
+    let decline = move |_| {
+        svc.dialogs.answer(
+            id,
+            Answer::Sampling(Err(ErrorObject::new(ErrorCode(-1), "The user declined the sampling request"))),
+        )
+    };
+    view! {
+        <h3 id="dialog-title">{format!("The MCP server \"{server}\" asks Claude for a message")}</h3>
+        <p class="hint">"Sampling: the server wants an LLM answer. Nothing is sent until you press Send, with your key; \
+            you can edit the request and the answer."</p>
+        {params.system_prompt.clone().map(|s| view! { <p><strong>"System prompt: "</strong>{s}</p> })}
+        <div class="field">
+            <label for="sampling-prompt">{format!("Request (max {} tokens)", params.max_tokens)}</label>
+            <textarea id="sampling-prompt" rows="5" prop:value=move || prompt.get() on:input=move |ev| prompt.set(event_target_value(&ev))></textarea>
+        </div>
+        <Show when=move || answer.get().is_some()>
+            <div class="field">
+                <label for="sampling-answer">"Answer to return to the server"</label>
+                <textarea id="sampling-answer" rows="5" prop:value=move || answer.get().unwrap_or_default()
+                    on:input=move |ev| answer.set(Some(event_target_value(&ev)))></textarea>
+            </div>
+        </Show>
+        {move || error.get().map(|e| view! { <p class="form-error" role="alert">{e}</p> })}
+        <div class="dialog-actions">
+            <Show when=move || answer.get().is_none() fallback=move || view! {
+                <button type="button" class="primary" on:click=give_back>"Return to server"</button>
+            }>
+                <button type="button" class="primary" autofocus on:click=send prop:disabled=move || busy.get()>
+                    {move || if busy.get() { "Asking Claude…" } else { "Send to Claude" }}
+                </button>
+            </Show>
+            <button type="button" class="danger" on:click=decline>"Decline"</button>
+        </div>
+    }
+}
+
+#[component]
+fn Elicitation(id: u64, server: String, message: String, schema: Value) -> impl IntoView {
+    let svc = use_services();
+    let values = RwSignal::new(Map::new());
+    let error = RwSignal::new(None::<String>);
+    let check_schema = schema.clone();
+    let accept = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        match arguments(&check_schema, &values.get_untracked()) {
+            Ok(Value::Object(content)) => svc
+                .dialogs
+                .answer(id, Answer::Elicit(ElicitResult { action: ElicitAction::Accept, content: Some(content) })),
+            Ok(_) => error.set(Some("The answer must be an object".into())),
+            Err(e) => error.set(Some(e)),
+        }
+    };
+    view! {
+        <h3 id="dialog-title">{format!("The MCP server \"{server}\" asks you")}</h3>
+        <p class="prose">{message}</p>
+        <form on:submit=accept aria-label="Answer the server">
+            <SchemaForm schema=schema values=values id_prefix="elicit".to_owned()/>
+            {move || error.get().map(|e| view! { <p class="form-error" role="alert">{e}</p> })}
+            <div class="dialog-actions">
+                <button type="submit" class="primary">"Accept"</button>
+                <button type="button" on:click=move |_| svc.dialogs.answer(id, Answer::Elicit(ElicitResult { action: ElicitAction::Decline, content: None }))>"Decline"</button>
+                <button type="button" on:click=move |_| svc.dialogs.answer(id, Answer::Elicit(ElicitResult { action: ElicitAction::Cancel, content: None }))>"Cancel"</button>
+            </div>
+        </form>
+    }
+}
+
+#[component]
+pub fn Dialogs() -> impl IntoView {
+    let svc = use_services();
+    move || {
+        let Dialog { id, kind } = svc.dialogs.queue.with(|q| q.first().cloned())?;
+        let body = match kind {
+            DialogKind::Approval { tool, target, input } => view! { <Approval id tool target input/> }.into_any(),
+            DialogKind::Sampling { server, params } => view! { <Sampling id server params/> }.into_any(),
+            DialogKind::Elicitation { server, params } => {
+                let schema = params.requested_schema.clone().unwrap_or(Value::Object(Map::new()));
+                view! { <Elicitation id server message=params.message.clone() schema/> }.into_any()
+            }
+        };
+        Some(view! {
+            <div class="backdrop">
+                <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="dialog-title">{body}</div>
+            </div>
+        })
+    }
+}

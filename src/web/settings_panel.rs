@@ -1,0 +1,127 @@
+//! Settings: the key (hidden by default, in memory unless the user opts in), the model and
+//! request options, or the demo model for a workshop without keys.
+
+use leptos::prelude::*;
+
+use super::state::{SettingsData, use_services};
+use crate::engine::claude::MODEL_SUGGESTIONS;
+
+#[component]
+pub fn SettingsPanel() -> impl IntoView {
+    let svc = use_services();
+    let settings = svc.settings;
+    let data = settings.data;
+    let show_key = RwSignal::new(false);
+    let field = move |f: fn(&SettingsData) -> String| move || data.with(f);
+    let demo = move || data.with(|d| d.demo);
+
+    view! {
+        <section id="settings" class="panel" aria-labelledby="settings-title">
+            <h2 id="settings-title">"Settings"</h2>
+            <div class="mode-switch" role="radiogroup" aria-label="Model">
+                <label class="mode">
+                    <input type="radio" name="mode" prop:checked=move || !demo()
+                        on:change=move |_| settings.update(|d| d.demo = false)/>
+                    "Claude API"
+                </label>
+                <label class="mode">
+                    <input type="radio" name="mode" prop:checked=demo
+                        on:change=move |_| settings.update(|d| d.demo = true)/>
+                    "Demo model (no key)"
+                </label>
+            </div>
+            <Show when=demo>
+                <p class="hint">"The demo model is scripted in this page and is not Claude: it picks tools by keyword. \
+                    Everything else is real: the tools array, MCP calls, routing and tool_results."</p>
+            </Show>
+            <div class="field" class:disabled=demo>
+                <label for="api-key">"API key"</label>
+                <div class="row">
+                    <input id="api-key" autocomplete="off" spellcheck="false" placeholder="sk-ant-…"
+                        prop:type=move || if show_key.get() { "text" } else { "password" }
+                        prop:value=move || settings.api_key.get()
+                        prop:disabled=demo
+                        on:input=move |ev| settings.api_key.set(event_target_value(&ev))/>
+                    <button type="button" on:click=move |_| show_key.update(|s| *s = !*s)
+                        aria-pressed=move || show_key.get().to_string()
+                        aria-label=move || if show_key.get() { "Hide API key" } else { "Show API key" }>
+                        {move || if show_key.get() { "Hide" } else { "Show" }}
+                    </button>
+                </div>
+                <label class="check">
+                    <input type="checkbox" prop:checked=move || data.with(|d| d.remember_key)
+                        on:change=move |ev| settings.update(|d| d.remember_key = event_target_checked(&ev))/>
+                    "Remember on this device"
+                </label>
+                <Show when=move || data.with(|d| d.remember_key)>
+                    <p class="warn">"Stored unencrypted in this browser's localStorage: anyone with this profile can read it."</p>
+                </Show>
+                <button type="button" class="link" on:click=move |_| settings.forget_key()
+                    prop:disabled=move || settings.api_key.with(String::is_empty) && !data.with(|d| d.remember_key)>
+                    "Forget key"
+                </button>
+                <p class="hint">"The key is sent only to the base URL below, never shown in the timeline or exports."</p>
+            </div>
+            <details class="more">
+                <summary>"Model and request"</summary>
+                <div class="field">
+                    <label for="model">"Model"</label>
+                    <input id="model" list="models" prop:value=field(|d| d.model.clone()) prop:disabled=demo
+                        on:change=move |ev| settings.update(|d| d.model = event_target_value(&ev))/>
+                    <datalist id="models">
+                        {MODEL_SUGGESTIONS.iter().map(|m| view! { <option value=*m/> }).collect_view()}
+                    </datalist>
+                </div>
+                <div class="field">
+                    <label for="base-url">"Base URL"</label>
+                    <input id="base-url" prop:value=field(|d| d.base_url.clone()) prop:disabled=demo spellcheck="false"
+                        on:change=move |ev| settings.update(|d| d.base_url = event_target_value(&ev))/>
+                </div>
+                <div class="field inline">
+                    <label for="max-tokens">"Max tokens"</label>
+                    <input id="max-tokens" type="number" min="1" max="64000"
+                        prop:value=move || data.with(|d| d.max_tokens.to_string())
+                        on:change=move |ev| {
+                            if let Ok(n) = event_target_value(&ev).parse::<u32>() {
+                                settings.update(|d| d.max_tokens = n.clamp(1, 64_000));
+                            }
+                        }/>
+                </div>
+                <div class="field inline">
+                    <label for="max-rounds">"Max tool rounds"</label>
+                    <input id="max-rounds" type="number" min="1" max="50"
+                        prop:value=move || data.with(|d| d.max_iterations.to_string())
+                        on:change=move |ev| {
+                            if let Ok(n) = event_target_value(&ev).parse::<u32>() {
+                                settings.update(|d| d.max_iterations = n.clamp(1, 50));
+                            }
+                        }/>
+                </div>
+                <div class="field">
+                    <label for="system">"System prompt"</label>
+                    <textarea id="system" rows="3" prop:value=field(|d| d.system.clone())
+                        on:change=move |ev| settings.update(|d| d.system = event_target_value(&ev))></textarea>
+                </div>
+                <div class="field inline">
+                    <label for="tool-choice">"Tool choice"</label>
+                    <select id="tool-choice" on:change=move |ev| settings.update(|d| d.tool_choice = event_target_value(&ev))
+                        prop:value=field(|d| d.tool_choice.clone())>
+                        <option value="auto">"auto"</option>
+                        <option value="any">"any"</option>
+                        <option value="none">"none"</option>
+                    </select>
+                </div>
+                <label class="check">
+                    <input type="checkbox" prop:checked=move || data.with(|d| d.parallel_tool_use)
+                        on:change=move |ev| settings.update(|d| d.parallel_tool_use = event_target_checked(&ev))/>
+                    "Parallel tool use"
+                </label>
+                <label class="check">
+                    <input type="checkbox" prop:checked=move || data.with(|d| d.ask_before_tools)
+                        on:change=move |ev| settings.update(|d| d.ask_before_tools = event_target_checked(&ev))/>
+                    "Ask before each tool call"
+                </label>
+            </details>
+        </section>
+    }
+}

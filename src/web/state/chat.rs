@@ -1,0 +1,246 @@
+//! The conversation as the page shows it: user messages, assistant answers streaming in (text,
+//! thinking, tool calls with their routing, progress and result), and notices (stop reasons,
+//! errors with their layer and what to do). Each streaming piece is its own signal, so a delta
+//! re-renders one text node, not the list.
+
+use leptos::prelude::*;
+use serde_json::Value;
+
+use crate::engine::agent::AgentEvent;
+use crate::engine::layer::Failure;
+use crate::engine::trace::RouteTarget;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoticeKind {
+    Info,
+    Warning,
+    Error,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ToolState {
+    /// Claude is still writing the call.
+    Writing,
+    Running,
+    Done {
+        is_error: bool,
+        text: String,
+        failure: Option<Failure>,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct ToolCall {
+    pub tool_use_id: RwSignal<Option<String>>,
+    pub name: String,
+    pub input: RwSignal<Option<Value>>,
+    pub target: RwSignal<Option<RouteTarget>>,
+    pub progress: RwSignal<Option<String>>,
+    pub state: RwSignal<ToolState>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Block {
+    Text { index: usize, text: RwSignal<String> },
+    Thinking { index: usize, text: RwSignal<String> },
+    Tool { index: usize, call: ToolCall },
+}
+
+#[derive(Clone, Debug)]
+pub enum ChatItem {
+    User {
+        id: u64,
+        text: String,
+    },
+    /// `demo`: the answer came from the scripted demo model, not from Claude.
+    Assistant {
+        id: u64,
+        blocks: RwSignal<Vec<Block>>,
+        demo: bool,
+    },
+    Notice {
+        id: u64,
+        kind: NoticeKind,
+        text: String,
+        hint: Option<String>,
+    },
+}
+
+impl ChatItem {
+    pub fn id(&self) -> u64 {
+        match self {
+            ChatItem::User { id, .. } | ChatItem::Assistant { id, .. } | ChatItem::Notice { id, .. } => *id,
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+pub struct Chat {
+    pub items: RwSignal<Vec<ChatItem>>,
+    next: StoredValue<u64>,
+    demo: StoredValue<bool>,
+}
+
+impl Chat {
+    pub fn new() -> Self {
+        Chat { items: RwSignal::new(Vec::new()), next: StoredValue::new(1), demo: StoredValue::new(false) }
+    }
+
+    fn id(&self) -> u64 {
+        let n = self.next.get_value();
+        self.next.set_value(n + 1);
+        n
+    }
+
+    pub fn user(&self, text: String) {
+        let id = self.id();
+        self.items.update(|i| i.push(ChatItem::User { id, text }));
+    }
+
+    pub fn notice(&self, kind: NoticeKind, text: impl Into<String>, hint: Option<String>) {
+        let id = self.id();
+        self.items.update(|i| i.push(ChatItem::Notice { id, kind, text: text.into(), hint }));
+    }
+
+    pub fn clear(&self) {
+        self.items.set(Vec::new());
+    }
+
+    /// The assistant bubble being streamed into (the last item, if it is one).
+    fn current(&self) -> Option<RwSignal<Vec<Block>>> {
+        self.items.with_untracked(|i| match i.last() {
+            Some(ChatItem::Assistant { blocks, .. }) => Some(*blocks),
+            _ => None,
+        })
+    }
+
+    fn new_answer(&self) -> RwSignal<Vec<Block>> {
+        let blocks = RwSignal::new(Vec::new());
+        let id = self.id();
+        let demo = self.demo.get_value();
+        self.items.update(|i| i.push(ChatItem::Assistant { id, blocks, demo }));
+        blocks
+    }
+
+    /// Whether answers of the running turn come from the demo model.
+    pub fn set_demo(&self, demo: bool) {
+        self.demo.set_value(demo);
+    }
+
+    fn tool(&self, tool_use_id: &str) -> Option<ToolCall> {
+        self.items.with_untracked(|items| {
+            items.iter().rev().find_map(|i| match i {
+                ChatItem::Assistant { blocks, .. } => blocks.with_untracked(|bs| {
+                    bs.iter().find_map(|b| match b {
+                        Block::Tool { call, .. }
+                            if call.tool_use_id.get_untracked().as_deref() == Some(tool_use_id) =>
+                        {
+                            Some(call.clone())
+                        }
+                        _ => None,
+                    })
+                }),
+                _ => None,
+            })
+        })
+    }
+
+    /// Applies one event of the running turn.
+    pub fn apply(&self, event: &AgentEvent) {
+        match event {
+            AgentEvent::AttemptStarted { .. } => {
+                self.new_answer();
+            }
+            AgentEvent::Retrying { error, delay_ms, attempt } => {
+                // What the failed attempt streamed is void: drop it, say why.
+                self.items.update(|i| {
+                    if matches!(i.last(), Some(ChatItem::Assistant { .. })) {
+                        i.pop();
+                    }
+                });
+                self.notice(
+                    NoticeKind::Warning,
+                    format!("{error} — retry {attempt} in {:.1} s", *delay_ms as f64 / 1000.0),
+                    error.request_id().map(|id| format!("request id {id}")),
+                );
+            }
+            AgentEvent::BlockStarted { index, kind, name } => {
+                let blocks = self.current().unwrap_or_else(|| self.new_answer());
+                let block = match kind.as_str() {
+                    "text" => Block::Text { index: *index, text: RwSignal::new(String::new()) },
+                    "thinking" => Block::Thinking { index: *index, text: RwSignal::new(String::new()) },
+                    "tool_use" => Block::Tool {
+                        index: *index,
+                        call: ToolCall {
+                            tool_use_id: RwSignal::new(None),
+                            name: name.clone().unwrap_or_default(),
+                            input: RwSignal::new(None),
+                            target: RwSignal::new(None),
+                            progress: RwSignal::new(None),
+                            state: RwSignal::new(ToolState::Writing),
+                        },
+                    },
+                    _ => return,
+                };
+                blocks.update(|b| b.push(block));
+            }
+            AgentEvent::TextDelta { index, text } | AgentEvent::ThinkingDelta { index, text } => {
+                if let Some(blocks) = self.current() {
+                    blocks.with_untracked(|bs| {
+                        for b in bs {
+                            match b {
+                                Block::Text { index: i, text: t } | Block::Thinking { index: i, text: t }
+                                    if i == index =>
+                                {
+                                    t.update(|s| s.push_str(text));
+                                }
+                                _ => {}
+                            }
+                        }
+                    });
+                }
+            }
+            AgentEvent::Assistant { message, .. } => {
+                // Give each streamed tool block its id and complete input.
+                if let Some(blocks) = self.current() {
+                    let uses: Vec<_> = message.tool_uses().collect();
+                    blocks.with_untracked(|bs| {
+                        let mut calls = bs.iter().filter_map(|b| match b {
+                            Block::Tool { call, .. } => Some(call),
+                            _ => None,
+                        });
+                        for u in uses {
+                            if let Some(call) = calls.next() {
+                                call.tool_use_id.set(Some(u.id.clone()));
+                                call.input.set(Some(u.input.clone()));
+                                call.state.set(ToolState::Running);
+                            }
+                        }
+                    });
+                }
+            }
+            AgentEvent::ToolStarted { tool_use_id, target, .. } => {
+                if let Some(call) = self.tool(tool_use_id) {
+                    call.target.set(Some(target.clone()));
+                }
+            }
+            AgentEvent::ToolProgress { tool_use_id, progress, total, message } => {
+                if let Some(call) = self.tool(tool_use_id) {
+                    let of = total.map(|t| format!(" of {t}")).unwrap_or_default();
+                    let msg = message.as_ref().map(|m| format!(": {m}")).unwrap_or_default();
+                    call.progress.set(Some(format!("progress {progress}{of}{msg}")));
+                }
+            }
+            AgentEvent::ToolFinished { tool_use_id, result, failure } => {
+                if let Some(call) = self.tool(tool_use_id) {
+                    call.state.set(ToolState::Done {
+                        is_error: result.is_error,
+                        text: result.text_of(),
+                        failure: failure.clone(),
+                    });
+                }
+            }
+            AgentEvent::Phase { .. } | AgentEvent::Catalog(_) | AgentEvent::ToolResults { .. } => {}
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! Running the loop from the page: send, stop, retry, start over. The engine owns the turn;
+//! this only feeds it the user's settings and servers and shows what it reports.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use std::rc::Rc;
+
+use super::Services;
+use super::chat::NoticeKind;
+use super::dialogs::{Answer, DialogKind};
+use crate::engine::agent::{Approver, Turn, TurnEnd, approval};
+use crate::engine::cancel::CancelToken;
+use crate::engine::trace::RouteTarget;
+use crate::protocol::claude::{Message, ToolUse};
+
+#[derive(Clone, Copy)]
+pub struct Conversation {
+    /// The history sent to Claude (valid to send at every moment between turns).
+    history: StoredValue<Vec<Message>>,
+    cancel: StoredValue<Option<CancelToken>, LocalStorage>,
+    /// The last message the user sent, for Retry.
+    last: StoredValue<Option<(String, usize)>>,
+    pub running: RwSignal<bool>,
+    /// Whether Retry makes sense (the last turn did not end normally).
+    pub can_retry: RwSignal<bool>,
+    pub draft: RwSignal<String>,
+}
+
+impl Conversation {
+    pub fn new() -> Self {
+        Conversation {
+            history: StoredValue::new(Vec::new()),
+            cancel: StoredValue::new_local(None),
+            last: StoredValue::new(None),
+            running: RwSignal::new(false),
+            can_retry: RwSignal::new(false),
+            draft: RwSignal::new(String::new()),
+        }
+    }
+
+    pub fn history_len(&self) -> usize {
+        self.history.with_value(Vec::len)
+    }
+
+    pub fn stop(&self) {
+        self.cancel.with_value(|c| {
+            if let Some(c) = c {
+                c.cancel();
+            }
+        });
+    }
+
+    /// Forgets the conversation (the timeline stays until cleared).
+    pub fn reset(&self, svc: Services) {
+        self.stop();
+        self.history.set_value(Vec::new());
+        self.last.set_value(None);
+        self.can_retry.set(false);
+        svc.chat.clear();
+    }
+
+    /// Sends the last user message again, from the history as it was before it.
+    pub fn retry(&self, svc: Services) {
+        if let Some((text, len)) = self.last.get_value() {
+            self.history.update_value(|h| h.truncate(len));
+            self.run(svc, text);
+        }
+    }
+
+    /// Sends `text` as the user's next message and runs the loop until Claude stops.
+    pub fn send(&self, svc: Services, text: String) {
+        let text = text.trim().to_owned();
+        if text.is_empty() || self.running.get_untracked() {
+            return;
+        }
+        if let Err(why) = svc.settings.ready() {
+            svc.chat.notice(NoticeKind::Error, why, None);
+            return;
+        }
+        self.last.set_value(Some((text.clone(), self.history_len())));
+        self.draft.set(String::new());
+        self.run(svc, text);
+    }
+
+    fn run(&self, svc: Services, text: String) {
+        let this = *self;
+        svc.chat.user(text.clone());
+        let cancel = CancelToken::new();
+        this.cancel.set_value(Some(cancel.clone()));
+        this.running.set(true);
+        this.can_retry.set(false);
+        let settings = svc.settings.claude();
+        let data = svc.settings.data.get_untracked();
+        svc.chat.set_demo(data.demo);
+        let servers = svc.servers.handles();
+        let agent = svc.runtime(|r| r.agent.clone());
+        let history = this.history.get_value();
+        let approve: Option<Approver> = data.ask_before_tools.then(|| {
+            Rc::new(move |t: &ToolUse, target: &RouteTarget| {
+                let kind =
+                    DialogKind::Approval { tool: t.name.clone(), target: describe(target), input: t.input.clone() };
+                approval(async move { matches!(svc.dialogs.ask(kind).await, Some(Answer::Approve(true))) })
+            }) as Approver
+        });
+        spawn_local(async move {
+            let turn = Turn {
+                settings: &settings,
+                servers: &servers,
+                cancel: &cancel,
+                max_iterations: data.max_iterations.max(1),
+                approve,
+            };
+            let emit = Rc::new(move |e| svc.chat.apply(&e));
+            let outcome = agent.run(history, Message::user_text(text), &turn, emit).await;
+            this.history.set_value(outcome.history);
+            this.cancel.set_value(None);
+            let (kind, hint) = match &outcome.end {
+                TurnEnd::EndTurn | TurnEnd::StopSequence { .. } => (NoticeKind::Info, None),
+                TurnEnd::Failed(e) => (NoticeKind::Error, e.hint()),
+                TurnEnd::Aborted | TurnEnd::IterationLimit { .. } => (NoticeKind::Warning, None),
+                _ => (NoticeKind::Warning, None),
+            };
+            this.can_retry.set(!matches!(outcome.end, TurnEnd::EndTurn | TurnEnd::StopSequence { .. }));
+            svc.chat.notice(kind, outcome.end.explain(), hint);
+            this.running.set(false);
+        });
+    }
+}
+
+pub fn describe(target: &RouteTarget) -> String {
+    match target {
+        RouteTarget::Local { function } => format!("the local function {function}, in this page"),
+        RouteTarget::Server { label, tool, .. } => format!("tools/call \"{tool}\" on the MCP server \"{label}\""),
+        RouteTarget::Refused { reason } => format!("nothing ({reason})"),
+    }
+}

@@ -1,0 +1,66 @@
+//! Questions the page must put to the user before going on: may this tool call run (C-31),
+//! may a server's sampling request go to Claude (C-38), what does the user answer a server's
+//! elicitation (C-37). Each is a queued dialog whose answer resolves a future.
+
+use futures::channel::oneshot;
+use leptos::prelude::*;
+use serde_json::Value;
+
+use crate::protocol::jsonrpc::ErrorObject;
+use crate::protocol::mcp::{CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult};
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum DialogKind {
+    Approval { tool: String, target: String, input: Value },
+    Sampling { server: String, params: CreateMessageParams },
+    Elicitation { server: String, params: ElicitParams },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dialog {
+    pub id: u64,
+    pub kind: DialogKind,
+}
+
+#[derive(Debug)]
+pub enum Answer {
+    Approve(bool),
+    Sampling(Result<CreateMessageResult, ErrorObject>),
+    Elicit(ElicitResult),
+}
+
+#[derive(Clone, Copy)]
+pub struct Dialogs {
+    pub queue: RwSignal<Vec<Dialog>>,
+    waiters: StoredValue<Vec<(u64, oneshot::Sender<Answer>)>, LocalStorage>,
+    next: StoredValue<u64>,
+}
+
+impl Dialogs {
+    pub fn new() -> Self {
+        Dialogs {
+            queue: RwSignal::new(Vec::new()),
+            waiters: StoredValue::new_local(Vec::new()),
+            next: StoredValue::new(1),
+        }
+    }
+
+    /// Queues a dialog and waits for the user. `None` if the dialog was dropped unanswered.
+    pub async fn ask(&self, kind: DialogKind) -> Option<Answer> {
+        let id = self.next.get_value();
+        self.next.set_value(id + 1);
+        let (tx, rx) = oneshot::channel();
+        self.waiters.update_value(|w| w.push((id, tx)));
+        self.queue.update(|q| q.push(Dialog { id, kind }));
+        rx.await.ok()
+    }
+
+    pub fn answer(&self, id: u64, answer: Answer) {
+        self.queue.update(|q| q.retain(|d| d.id != id));
+        let tx =
+            self.waiters.try_update_value(|w| w.iter().position(|(i, _)| *i == id).map(|p| w.remove(p).1)).flatten();
+        if let Some(tx) = tx {
+            let _ = tx.send(answer);
+        }
+    }
+}

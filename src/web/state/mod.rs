@@ -1,0 +1,79 @@
+//! The page's services, shared through one context handle (`Services`, a bag of `Copy`
+//! handles) with command methods, instead of signals threaded through props.
+
+mod chat;
+mod connect;
+mod conversation;
+mod dialogs;
+mod servers;
+mod settings;
+mod storage;
+mod trace;
+
+pub use chat::{Block, ChatItem, NoticeKind, ToolCall, ToolState};
+pub use dialogs::{Answer, Dialog, DialogKind};
+pub use servers::{LogLine, ServerView, Status};
+pub use settings::SettingsData;
+
+use leptos::prelude::*;
+use std::rc::Rc;
+
+use super::PagePlatform;
+use super::platform::Browser;
+use crate::engine::agent::Agent;
+use crate::engine::demo::Demo;
+use crate::engine::trace::Tracer;
+
+/// What lives for the whole page and is not reactive: the platform, the one tracer (every
+/// client shares its sequence), the agent.
+pub struct Runtime {
+    pub platform: Rc<PagePlatform>,
+    pub tracer: Tracer,
+    pub agent: Rc<Agent<PagePlatform>>,
+}
+
+#[derive(Clone, Copy)]
+pub struct Services {
+    pub settings: settings::Settings,
+    pub servers: servers::Servers,
+    pub chat: chat::Chat,
+    pub trace: trace::Trace,
+    pub dialogs: dialogs::Dialogs,
+    pub conversation: conversation::Conversation,
+    runtime: StoredValue<Runtime, LocalStorage>,
+}
+
+impl Services {
+    /// Creates the services and provides them to the component tree.
+    pub fn provide() -> Self {
+        let trace = trace::Trace::new();
+        let platform = Rc::new(Demo(Browser));
+        let clock = platform.clone();
+        let tracer = Tracer::new(move || crate::engine::platform::Platform::now_ms(&*clock), move |e| trace.push(e));
+        let agent = Rc::new(Agent::new(platform.clone(), tracer.clone()));
+        let services = Services {
+            settings: settings::Settings::load(),
+            servers: servers::Servers::new(),
+            chat: chat::Chat::new(),
+            trace,
+            dialogs: dialogs::Dialogs::new(),
+            conversation: conversation::Conversation::new(),
+            runtime: StoredValue::new_local(Runtime { platform, tracer, agent }),
+        };
+        provide_context(services);
+        services.restore_servers();
+        services
+    }
+
+    pub fn runtime<R>(&self, f: impl FnOnce(&Runtime) -> R) -> R {
+        self.runtime.with_value(f)
+    }
+
+    pub fn now_ms(&self) -> f64 {
+        self.runtime(|r| crate::engine::platform::Platform::now_ms(&*r.platform))
+    }
+}
+
+pub fn use_services() -> Services {
+    expect_context::<Services>()
+}

@@ -1,0 +1,208 @@
+//! The detail pane of one timeline row: every layer the step crossed, "what Claude sees" next
+//! to "what the client did", and the raw exchange (headers masked, JSON indented, SSE events).
+
+use leptos::prelude::*;
+use serde_json::Value;
+
+use super::lane_name;
+use crate::engine::timeline::{Row, RowKind, tool_story};
+use crate::engine::trace::{Direction, TraceEvent, TraceKind};
+use crate::web::state::use_services;
+use crate::web::widgets::{Code, pretty, pretty_text};
+
+fn headers_text(h: &crate::engine::platform::Headers) -> String {
+    h.iter().map(|(n, v)| format!("{n}: {v}")).collect::<Vec<_>>().join("\n")
+}
+
+/// One trace event, raw.
+fn raw(e: &TraceEvent) -> impl IntoView + use<> {
+    let (title, body) = match &e.kind {
+        TraceKind::HttpRequest { method, url, headers, body, .. } => (
+            format!("HTTP request: {method} {url}"),
+            format!("{}\n\n{}", headers_text(headers), body.as_deref().map(pretty_text).unwrap_or_default()),
+        ),
+        TraceKind::HttpResponse { status, headers, elapsed_ms, .. } => {
+            (format!("HTTP response: {status} after {elapsed_ms:.0} ms"), headers_text(headers))
+        }
+        TraceKind::HttpBody { body, .. } => ("Response body".into(), pretty_text(body)),
+        TraceKind::SseEvent { id, event, data, .. } => (
+            format!(
+                "SSE event{}{}",
+                event.as_ref().map(|e| format!(" \"{e}\"")).unwrap_or_default(),
+                id.as_ref().map(|i| format!(" id {i}")).unwrap_or_default()
+            ),
+            pretty_text(data),
+        ),
+        TraceKind::HttpStreamEnd { elapsed_ms, .. } => {
+            (format!("Stream closed after {elapsed_ms:.0} ms"), String::new())
+        }
+        TraceKind::HttpFailed { error, elapsed_ms, .. } => {
+            (format!("No HTTP answer after {elapsed_ms:.0} ms (network or CORS)"), error.clone())
+        }
+        TraceKind::Rpc { direction, message, .. } => {
+            (format!("JSON-RPC {}", if *direction == Direction::Out { "sent" } else { "received" }), pretty(message))
+        }
+        TraceKind::RpcOutcome { id, method, elapsed_ms, failure } => (
+            format!("{method} #{id} ended after {elapsed_ms:.0} ms"),
+            failure.as_ref().map(|f| format!("{} layer: {}", f.layer, f.message)).unwrap_or_else(|| "ok".into()),
+        ),
+        TraceKind::ApiOutcome { attempt, request_id, elapsed_ms, failure, .. } => (
+            format!(
+                "Attempt {} ended after {elapsed_ms:.0} ms{}",
+                attempt + 1,
+                request_id.as_ref().map(|r| format!(" (request id {r})")).unwrap_or_default()
+            ),
+            failure.as_ref().map(|f| format!("{} layer: {}", f.layer, f.message)).unwrap_or_else(|| "ok".into()),
+        ),
+        TraceKind::ToolsAggregated { tools, excluded } => (
+            "Tools array built".into(),
+            tools
+                .iter()
+                .map(|t| {
+                    format!(
+                        "{}  ←  {}{}",
+                        t.name,
+                        t.origin,
+                        t.notes.iter().map(|n| format!("\n    note: {n}")).collect::<String>()
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+                + &excluded.iter().map(|(w, why)| format!("\nleft out: {w}: {why}")).collect::<String>(),
+        ),
+        TraceKind::ToolUse { name, input, tool_use_id } => (format!("tool_use {name} ({tool_use_id})"), pretty(input)),
+        TraceKind::LocalCall { function, input, output, is_error, elapsed_ms, .. } => (
+            format!("Local function {function}, {elapsed_ms:.2} ms{}", if *is_error { ", failed" } else { "" }),
+            format!("input:\n{}\n\noutput:\n{output}", pretty(input)),
+        ),
+        TraceKind::ToolResult { content, is_error, .. } => {
+            (format!("tool_result{}", if *is_error { " (is_error)" } else { "" }), pretty(content))
+        }
+        other => (format!("{other:?}").chars().take(80).collect(), String::new()),
+    };
+    view! {
+        <div class="raw-event">
+            <h5>{title}</h5>
+            {(!body.is_empty()).then(|| view! { <Code text=body label="Raw"/> })}
+        </div>
+    }
+}
+
+/// What Claude saw and what the client did, for a Messages request row.
+fn request_views(row: &Row, events: &[TraceEvent]) -> Option<impl IntoView + use<>> {
+    let seq = *row.events.first()?;
+    let first = events.iter().find(|e| e.seq == seq)?;
+    let TraceKind::HttpRequest { body: Some(body), .. } = &first.kind else { return None };
+    let json: Value = serde_json::from_str(body).ok()?;
+    json.get("messages")?;
+    let sees = pretty(
+        &serde_json::json!({ "tools": json.get("tools"), "messages": json.get("messages"), "tool_choice": json.get("tool_choice") }),
+    );
+    let did = events
+        .iter()
+        .filter(|e| e.seq < first.seq)
+        .rev()
+        .find_map(|e| match &e.kind {
+            TraceKind::ToolsAggregated { tools, excluded } => Some(
+                tools.iter().map(|t| format!("{} → {}", t.name, t.origin)).collect::<Vec<_>>().join("\n")
+                    + &excluded.iter().map(|(w, why)| format!("\n✕ {w}: {why}")).collect::<String>(),
+            ),
+            _ => None,
+        })
+        .unwrap_or_else(|| "No tools were aggregated before this request.".into());
+    Some(view! {
+        <div class="side-by-side">
+            <div><h4>"What Claude sees"</h4><Code text=sees label="What Claude sees"/></div>
+            <div><h4>"What the client did"</h4><Code text=did label="What the client did"/></div>
+        </div>
+    })
+}
+
+#[component]
+pub fn DetailPane() -> impl IntoView {
+    let svc = use_services();
+    let trace = svc.trace;
+    let close = move || trace.selected.set(None);
+    let close_ref = NodeRef::<leptos::html::Button>::new();
+    Effect::new(move |_| {
+        if trace.selected.get().is_some() {
+            request_animation_frame(move || {
+                if let Some(b) = close_ref.get_untracked() {
+                    let _ = b.focus();
+                }
+            });
+        }
+    });
+    move || {
+        let index = trace.selected.get()?;
+        let row = trace.row(index)?;
+        let servers: Vec<(String, String)> =
+            svc.servers.list.with_untracked(|l| l.iter().map(|s| (s.id.clone(), s.label.clone())).collect());
+        let route = match &row.kind {
+            RowKind::Arrow { from, to } => format!("{} → {}", lane_name(from, &servers), lane_name(to, &servers)),
+            RowKind::Note { lane } => lane_name(lane, &servers),
+            RowKind::Band { .. } => String::new(),
+        };
+        let (raw_events, story, request) = trace.with_events(|events| {
+            let own: Vec<TraceEvent> = row
+                .events
+                .iter()
+                .filter_map(|s| events.binary_search_by_key(s, |e| e.seq).ok().map(|i| events[i].clone()))
+                .collect();
+            let story = row.tool_use_id.as_ref().and_then(|id| tool_story(id, events));
+            let request = request_views(&row, events).map(|v| v.into_any());
+            (own, story, request)
+        });
+        let story_view = story.map(|s| {
+            let sees = format!(
+                "tool_use (in the assistant message):\n{}\n\ntool_result (in the next user message):\n{}",
+                pretty(
+                    &serde_json::json!({ "type": "tool_use", "id": s.tool_use_id, "name": s.name, "input": s.input })
+                ),
+                s.received.as_ref().map(pretty).unwrap_or_else(|| "(not sent yet)".into()),
+            );
+            let did = format!(
+                "{}\n\n{}",
+                s.steps
+                    .iter()
+                    .filter(|st| st.layer != "tool_use" && st.layer != "Claude received")
+                    .map(|st| format!("{}: {}", st.layer, st.text))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                s.rpc.iter().map(pretty).collect::<Vec<_>>().join("\n\n"),
+            );
+            view! {
+                <h4>"Layers crossed"</h4>
+                <ol class="layers">
+                    {s.steps.iter().map(|st| view! {
+                        <li class=if st.ok { "ok" } else { "failed" }>
+                            <span class="mark" aria-hidden="true">{if st.ok { "✓" } else { "✕" }}</span>
+                            <strong>{st.layer}</strong>": "{st.text.clone()}
+                            <span class="visually-hidden">{if st.ok { " (passed)" } else { " (failed)" }}</span>
+                        </li>
+                    }).collect_view()}
+                </ol>
+                <div class="side-by-side">
+                    <div><h4>"What Claude sees"</h4><Code text=sees label="What Claude sees"/></div>
+                    <div><h4>"What the client did"</h4><Code text=did label="What the client did"/></div>
+                </div>
+            }
+        });
+        Some(view! {
+            <aside class="detail" role="dialog" aria-modal="false" aria-labelledby="detail-title"
+                on:keydown=move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Escape" { close() }>
+                <header class="detail-head">
+                    <h3 id="detail-title">{row.label.clone()}</h3>
+                    <button type="button" node_ref=close_ref on:click=move |_| close() aria-label="Close details">"✕"</button>
+                </header>
+                <p class="muted">{route}{row.duration_ms.map(|d| format!(" · {d:.1} ms")).unwrap_or_default()}</p>
+                {(!row.detail.is_empty()).then(|| view! { <p class="prose">{row.detail.clone()}</p> })}
+                <div class="badges">{row.badges.iter().map(|b| view! { <span class="badge">{b.text.clone()}</span> }).collect_view()}</div>
+                {story_view}
+                {request}
+                <h4>"Raw"</h4>
+                {raw_events.iter().map(raw).collect_view()}
+            </aside>
+        })
+    }
+}

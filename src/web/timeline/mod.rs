@@ -1,0 +1,53 @@
+//! The timeline: a sequence diagram of everything that happened, one lane per participant, one
+//! arrow per message, grouped into the four phases. Virtualised: only the rows in view exist
+//! in the DOM, so 10,000 events scroll as smoothly as 10.
+
+mod detail;
+mod rows;
+
+pub use detail::DetailPane;
+
+use leptos::prelude::*;
+
+use crate::engine::timeline::{Lane, phase_title};
+use crate::web::state::use_services;
+
+/// A lane's name on screen.
+pub fn lane_name(lane: &Lane, servers: &[(String, String)]) -> String {
+    match lane {
+        Lane::User => "You".into(),
+        Lane::Client => "Loopscope (client)".into(),
+        Lane::Claude => "Claude API".into(),
+        Lane::Local => "Local functions".into(),
+        Lane::Server(id) => {
+            let label = servers.iter().find(|(i, l)| i == id && !l.is_empty()).map(|(_, l)| l.as_str());
+            format!("MCP: {}", label.unwrap_or(id))
+        }
+    }
+}
+
+#[component]
+pub fn TimelinePanel() -> impl IntoView {
+    let svc = use_services();
+    let trace = svc.trace;
+    let count = move || trace.with_timeline(|t| t.rows().len());
+    view! {
+        <section id="timeline" class="panel timeline" aria-labelledby="timeline-title">
+            <div class="panel-head">
+                <h2 id="timeline-title">"Timeline"</h2>
+                <ol class="phase-legend" aria-label="The four phases">
+                    {(1..=4u8).map(|p| view! { <li class=format!("phase-{p}")>{format!("{p} {}", phase_title(p))}</li> }).collect_view()}
+                </ol>
+                <button type="button" class="link" on:click=move |_| trace.clear() prop:disabled=move || { count() == 0 }>
+                    "Clear"
+                </button>
+            </div>
+            <Show when=move || { count() > 0 } fallback=|| view! {
+                <p class="empty">"Nothing has happened yet. Connect a server or send a message: every HTTP request, \
+                    JSON-RPC message and Claude stream will appear here, phase by phase."</p>
+            }>
+                <rows::Rows/>
+            </Show>
+        </section>
+    }
+}

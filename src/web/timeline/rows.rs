@@ -1,0 +1,311 @@
+//! The rows of the sequence diagram, windowed to what is in view, navigable by keyboard
+//! (a listbox with an active descendant).
+
+use leptos::prelude::*;
+
+use super::lane_name;
+use crate::engine::timeline::{BadgeKind, Lane, Row, RowKind, phase_title};
+use crate::web::state::use_services;
+
+const ROW_H: f64 = 38.0;
+const OVERSCAN: usize = 8;
+
+fn badge_class(kind: BadgeKind) -> &'static str {
+    match kind {
+        BadgeKind::Http => "badge http",
+        BadgeKind::JsonRpc => "badge jsonrpc",
+        BadgeKind::ToolError => "badge tool",
+        BadgeKind::Network => "badge network",
+        BadgeKind::Failure => "badge failure",
+        BadgeKind::Info => "badge info",
+    }
+}
+
+fn duration(ms: f64) -> String {
+    if ms < 1.0 {
+        format!("{ms:.2} ms")
+    } else if ms < 1000.0 {
+        format!("{ms:.0} ms")
+    } else {
+        format!("{:.2} s", ms / 1000.0)
+    }
+}
+
+/// Which rows show: all, minus those inside collapsed bands.
+fn visible(rows: &[Row], collapsed: &[(u8, u32, usize)]) -> Vec<usize> {
+    let mut out = Vec::with_capacity(rows.len());
+    let mut hidden = false;
+    let mut turn_start = 0;
+    for r in rows {
+        match r.kind {
+            RowKind::Band { phase, iteration } => {
+                if phase == 1 && iteration == 1 {
+                    turn_start = r.index;
+                }
+                hidden = collapsed.contains(&(phase, iteration, turn_start));
+                out.push(r.index);
+            }
+            _ if r.phase.is_none() => {
+                hidden = false;
+                out.push(r.index);
+            }
+            _ if !hidden => out.push(r.index),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The band key of a band row: (phase, iteration, first row of its turn).
+fn band_key(rows: &[Row], index: usize) -> Option<(u8, u32, usize)> {
+    let RowKind::Band { phase, iteration } = rows.get(index)?.kind else { return None };
+    let start =
+        rows[..=index].iter().rposition(|r| matches!(r.kind, RowKind::Band { phase: 1, iteration: 1 })).unwrap_or(0);
+    Some((phase, iteration, start))
+}
+
+#[component]
+pub fn Rows() -> impl IntoView {
+    let svc = use_services();
+    let trace = svc.trace;
+    let scroll = NodeRef::<leptos::html::Div>::new();
+    let scroll_top = RwSignal::new(0.0f64);
+    let view_h = RwSignal::new(600.0f64);
+    let active = RwSignal::new(None::<usize>);
+
+    let servers = Memo::new(move |_| {
+        svc.servers.list.with(|l| l.iter().map(|s| (s.id.clone(), s.label.clone())).collect::<Vec<_>>())
+    });
+    let lanes = Memo::new(move |_| trace.with_timeline(|t| t.lanes().to_vec()));
+    let shown = Memo::new(move |_| {
+        let collapsed = trace.collapsed.get();
+        trace.with_timeline(|t| visible(t.rows(), &collapsed))
+    });
+    let window = Memo::new(move |_| {
+        let shown = shown.get();
+        let first = ((scroll_top.get() / ROW_H) as usize).saturating_sub(OVERSCAN);
+        let count = (view_h.get() / ROW_H) as usize + 2 * OVERSCAN;
+        let last = (first + count).min(shown.len());
+        (first.min(last)..last).map(|pos| (pos, shown[pos])).collect::<Vec<_>>()
+    });
+
+    // Follow new rows unless the user scrolled away (DOM sync only).
+    Effect::new(move |_| {
+        shown.track();
+        if trace.follow.get_untracked() {
+            request_animation_frame(move || {
+                if let Some(el) = scroll.get_untracked() {
+                    el.set_scroll_top(el.scroll_height());
+                }
+            });
+        }
+    });
+    let measure = move || {
+        if let Some(el) = scroll.get_untracked() {
+            view_h.set(el.client_height() as f64);
+            let top = el.scroll_top() as f64;
+            scroll_top.set(top);
+            let at_bottom = top + el.client_height() as f64 >= el.scroll_height() as f64 - ROW_H;
+            if trace.follow.get_untracked() != at_bottom {
+                trace.follow.set(at_bottom);
+            }
+        }
+    };
+    Effect::new(move |_| {
+        if scroll.get().is_some() {
+            request_animation_frame(measure);
+        }
+    });
+
+    let toggle_band = move |index: usize| {
+        let key = trace.with_timeline(|t| band_key(t.rows(), index));
+        if let Some(key) = key {
+            trace.collapsed.update(|c| {
+                if let Some(p) = c.iter().position(|k| *k == key) {
+                    c.remove(p);
+                } else {
+                    c.push(key);
+                }
+            });
+        }
+    };
+    let open = move |index: usize| {
+        let is_band =
+            trace.with_timeline(|t| matches!(t.rows().get(index).map(|r| &r.kind), Some(RowKind::Band { .. })));
+        if is_band { toggle_band(index) } else { trace.selected.set(Some(index)) }
+    };
+    let scroll_to = move |pos: usize| {
+        if let Some(el) = scroll.get_untracked() {
+            let top = pos as f64 * ROW_H;
+            let h = el.client_height() as f64;
+            let current = el.scroll_top() as f64;
+            if top < current {
+                el.set_scroll_top(top as i32);
+            } else if top + ROW_H > current + h {
+                el.set_scroll_top((top + ROW_H - h) as i32);
+            }
+        }
+    };
+    let on_key = move |ev: leptos::ev::KeyboardEvent| {
+        let list = shown.get_untracked();
+        if list.is_empty() {
+            return;
+        }
+        let pos = active.get_untracked().and_then(|a| list.iter().position(|i| *i == a));
+        let next = match ev.key().as_str() {
+            "ArrowDown" => Some(pos.map_or(0, |p| (p + 1).min(list.len() - 1))),
+            "ArrowUp" => Some(pos.map_or(list.len() - 1, |p| p.saturating_sub(1))),
+            "Home" => Some(0),
+            "End" => Some(list.len() - 1),
+            "PageDown" => Some(pos.map_or(0, |p| (p + 10).min(list.len() - 1))),
+            "PageUp" => Some(pos.map_or(0, |p| p.saturating_sub(10))),
+            "Enter" | " " => {
+                if let Some(p) = pos {
+                    ev.prevent_default();
+                    open(list[p]);
+                }
+                None
+            }
+            _ => None,
+        };
+        if let Some(n) = next {
+            ev.prevent_default();
+            active.set(Some(list[n]));
+            trace.follow.set(n == list.len() - 1);
+            scroll_to(n);
+        }
+    };
+
+    let columns = move || {
+        let n = lanes.with(Vec::len).max(1);
+        format!("--lanes:{n}")
+    };
+    let lane_x = move |lane: &Lane| -> f64 {
+        lanes.with(|ls| {
+            let n = ls.len().max(1) as f64;
+            let i = ls.iter().position(|l| l == lane).unwrap_or(0) as f64;
+            (i + 0.5) / n * 100.0
+        })
+    };
+
+    view! {
+        <div class="tl" style=columns>
+            <div class="tl-lanes" aria-hidden="true">
+                {move || lanes.get().iter().map(|l| view! { <span class="tl-lane">{lane_name(l, &servers.get())}</span> }).collect_view()}
+            </div>
+            <div class="tl-lines" aria-hidden="true">
+                {move || (0..lanes.with(Vec::len)).map(|_| view! { <span class="tl-line"></span> }).collect_view()}
+            </div>
+            <div class="tl-scroll" node_ref=scroll on:scroll=move |_| measure()
+                role="listbox" tabindex="0" aria-label="Timeline events: arrow keys move, Enter opens the details"
+                aria-activedescendant=move || active.get().map(|a| format!("tl-row-{a}"))
+                on:keydown=on_key>
+                <div class="tl-space" style=move || format!("height:{}px", shown.with(Vec::len) as f64 * ROW_H)>
+                    <For each=move || window.get() key=|(pos, index)| (*pos, *index) let:item>
+                        {
+                            let (pos, index) = item;
+                            // Re-rendered only when this row changes (a status or badge arriving).
+                            let row = Memo::new(move |_| trace.row(index));
+                            move || row.get().map(|row| view! {
+                                <RowView row=row pos=pos active=active servers=servers lane_x=lane_x on_open=open/>
+                            })
+                        }
+                    </For>
+                </div>
+            </div>
+            <Show when=move || !trace.follow.get()>
+                <button type="button" class="jump" on:click=move |_| {
+                    trace.follow.set(true);
+                    if let Some(el) = scroll.get_untracked() { el.set_scroll_top(el.scroll_height()); }
+                }>"↓ Follow new events"</button>
+            </Show>
+        </div>
+    }
+}
+
+#[component]
+fn RowView(
+    row: Row,
+    pos: usize,
+    active: RwSignal<Option<usize>>,
+    servers: Memo<Vec<(String, String)>>,
+    lane_x: impl Fn(&Lane) -> f64 + Copy + Send + Sync + 'static,
+    on_open: impl Fn(usize) + Copy + Send + Sync + 'static,
+) -> impl IntoView {
+    let svc = use_services();
+    let index = row.index;
+    let top = format!("top:{}px", pos as f64 * ROW_H);
+    let selected = move || svc.trace.selected.get() == Some(index);
+    let phase_class = row.phase.map(|(p, _)| format!(" in-phase-{p}")).unwrap_or_default();
+    let badges =
+        row.badges.iter().map(|b| view! { <span class=badge_class(b.kind)>{b.text.clone()}</span> }).collect_view();
+    let badge_words: Vec<String> = row.badges.iter().map(|b| b.text.clone()).collect();
+    let dur = row.duration_ms.map(duration);
+    let click = move |_| {
+        active.set(Some(index));
+        on_open(index);
+    };
+    match row.kind.clone() {
+        RowKind::Band { phase, iteration } => {
+            let collapsed =
+                move || svc.trace.collapsed.with(|c| c.iter().any(|(p, i, _)| *p == phase && *i == iteration));
+            let label = format!("Phase {phase}: {} (round {iteration})", phase_title(phase));
+            view! {
+                <div class=move || format!("tl-row band phase-{phase}{}", if active.get() == Some(index) { " active" } else { "" })
+                    style=top id=format!("tl-row-{index}") role="option" aria-selected="false"
+                    aria-expanded=move || (!collapsed()).to_string() aria-label=label.clone() on:click=click>
+                    <span class="caret" aria-hidden="true">{move || if collapsed() { "▸" } else { "▾" }}</span>
+                    <strong>{format!("{phase} {}", phase_title(phase))}</strong>
+                    <span class="muted">{format!(" · round {iteration}")}</span>
+                </div>
+            }
+            .into_any()
+        }
+        RowKind::Note { lane } => {
+            let x = lane_x(&lane);
+            view! {
+                <div class=move || format!("tl-row note{phase_class}{}", if active.get() == Some(index) { " active" } else { "" })
+                    style=top id=format!("tl-row-{index}") role="option" aria-selected=move || selected().to_string()
+                    aria-label=format!("Note: {}", row.label) on:click=click>
+                    <span class="tl-note" style=format!("left:{x}%")>{row.label.clone()}</span>
+                </div>
+            }
+            .into_any()
+        }
+        RowKind::Arrow { from, to } => {
+            let (x1, x2) = (lane_x(&from), lane_x(&to));
+            let names = servers.get_untracked();
+            let aria = format!(
+                "{} to {}: {}{}{}{}",
+                lane_name(&from, &names),
+                lane_name(&to, &names),
+                row.label,
+                if row.detail.is_empty() { String::new() } else { format!(", {}", row.detail) },
+                dur.as_ref().map(|d| format!(", {d}")).unwrap_or_default(),
+                if badge_words.is_empty() { String::new() } else { format!(", {}", badge_words.join(", ")) },
+            );
+            let (left, width, dir) = if from == to {
+                (x1, 0.0, "self")
+            } else if x2 > x1 {
+                (x1, x2 - x1, "right")
+            } else {
+                (x2, x1 - x2, "left")
+            };
+            let failed = if row.failed { " failed" } else { "" };
+            view! {
+                <div class=move || format!("tl-row arrow{phase_class}{failed}{}{}", if active.get() == Some(index) { " active" } else { "" }, if selected() { " selected" } else { "" })
+                    style=top id=format!("tl-row-{index}") role="option" aria-selected=move || selected().to_string()
+                    aria-label=aria on:click=click>
+                    <span class=format!("tl-arrow {dir}") style=format!("left:{left}%;width:{width}%")></span>
+                    <span class="tl-label" style=format!("left:calc({}% + {}px)", left, if from == to { 22 } else { 4 })>
+                        <span class="tl-text">{row.label.clone()}</span>
+                        {badges}
+                        {(!row.detail.is_empty()).then(|| view! { <span class="tl-detail">{row.detail.clone()}</span> })}
+                    </span>
+                    {dur.map(|d| view! { <span class="tl-dur">{d}</span> })}
+                </div>
+            }
+            .into_any()
+        }
+    }
+}

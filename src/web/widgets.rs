@@ -1,0 +1,47 @@
+//! Small pieces shared by the panels. Everything untrusted (model output, tool output, server
+//! names, descriptions, instructions) is rendered as text nodes: never as HTML.
+
+use leptos::prelude::*;
+use serde_json::Value;
+
+use crate::engine::layer::{Failure, Layer};
+
+/// JSON as indented text.
+pub fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_default()
+}
+
+/// A string that may hold JSON, indented if it does.
+pub fn pretty_text(s: &str) -> String {
+    serde_json::from_str::<Value>(s).map(|v| pretty(&v)).unwrap_or_else(|_| s.to_owned())
+}
+
+/// A code block with a label for screen readers.
+#[component]
+pub fn Code(#[prop(into)] text: Signal<String>, #[prop(into, optional)] label: String) -> impl IntoView {
+    view! { <pre class="code" tabindex="0" aria-label=label>{move || text.get()}</pre> }
+}
+
+pub fn layer_class(layer: Layer) -> &'static str {
+    match layer {
+        Layer::Network => "badge network",
+        Layer::Http => "badge http",
+        Layer::JsonRpc => "badge jsonrpc",
+        Layer::Tool => "badge tool",
+        Layer::Timeout | Layer::Cancelled => "badge timeout",
+        _ => "badge failure",
+    }
+}
+
+/// A failure: which layer, what happened, what to do.
+#[component]
+pub fn FailureBox(failure: Failure) -> impl IntoView {
+    let Failure { layer, message, hint } = failure;
+    view! {
+        <div class="failure" role="alert">
+            <span class=layer_class(layer)>{format!("{} layer", layer.label())}</span>
+            <p class="failure-message">{message}</p>
+            {hint.map(|h| view! { <p class="failure-hint">{h}</p> })}
+        </div>
+    }
+}

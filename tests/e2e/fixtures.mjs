@@ -1,0 +1,16 @@
+// Ports of the fixture servers the end-to-end specs use (all bound to 127.0.0.1).
+export const FIXTURES = {
+  everything: 39421,
+  python: 39422,
+  "python-nocors": 39423,
+  faults: 39424,
+  claude: 39425,
+};
+
+export const URLS = {
+  everything: `http://127.0.0.1:${FIXTURES.everything}/mcp`,
+  python: `http://127.0.0.1:${FIXTURES.python}/mcp`,
+  pythonNoCors: `http://127.0.0.1:${FIXTURES["python-nocors"]}/mcp`,
+  fault: (scenario) => `http://127.0.0.1:${FIXTURES.faults}/${scenario}/mcp`,
+  claude: `http://127.0.0.1:${FIXTURES.claude}`,
+};

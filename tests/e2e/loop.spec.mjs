@@ -1,0 +1,100 @@
+// The article's loop in the real build: two real MCP servers and a local function in one turn,
+// the four phases on the timeline, and an arrow's raw view.
+import { test, expect } from "@playwright/test";
+import { URLS } from "./fixtures.mjs";
+import { addServer, ask, openRow, openApp, reply, requests, script, snap, timelineRow, toolUse, useFakeClaude, watchConsole } from "./support.mjs";
+
+test("one turn across server-everything, the Python SDK server and a local function", async ({ page }) => {
+  const console = watchConsole(page);
+  await openApp(page);
+  const key = "sk-e2e-loop";
+  await useFakeClaude(page, key);
+  const everything = await addServer(page, URLS.everything, "everything");
+  await expect(everything.getByText("2025-11-25")).toBeVisible();
+  await addServer(page, URLS.python, "notes");
+  await snap(page, "servers-connected");
+
+  await script(key, [
+    reply(
+      { text: "I'll ask both servers and check the weather." },
+      toolUse("everything_echo", { message: "hello from the loop" }),
+      toolUse("notes_search_notes", { query: "jsonrpc" }),
+      toolUse("get_weather", { city: "Tokyo" }),
+    ),
+    { summarize: {} },
+  ]);
+  await ask(page, "Echo hello, search the notes for jsonrpc, and tell me the weather in Tokyo.");
+
+  // The chat: each call with where it went and what came back, then Claude's answer.
+  const chat = page.getByRole("log", { name: "Conversation" });
+  await expect(chat.getByText("→ tools/call echo on everything")).toBeVisible();
+  await expect(chat.getByText("→ tools/call search_notes on notes")).toBeVisible();
+  await expect(chat.getByText("→ local function get_weather")).toBeVisible();
+  await expect(chat.getByText(/Tool results — .*Echo: hello from the loop/)).toBeVisible();
+  await expect(chat.getByText("Claude finished its answer (end_turn).")).toBeVisible();
+  await snap(page, "loop-answered");
+
+  // What Claude was sent: the merged tools array, then one user message of three results.
+  const [first, second] = await requests(key);
+  const names = first.tools.map((t) => t.name);
+  expect(names).toEqual(expect.arrayContaining(["get_weather", "calculate", "everything_echo", "notes_search_notes"]));
+  const results = second.messages[2].content;
+  expect(results.map((b) => b.type)).toEqual(["tool_result", "tool_result", "tool_result"]);
+
+  // The timeline: all four phases, with the MCP lanes.
+  for (const band of ["Phase 1: Aggregate tools (round 1)", "Phase 2: Claude emits tool_use (round 1)", "Phase 3: Client routes (round 1)", "Phase 4: tool_result returns (round 1)"]) {
+    await timelineRow(page, band);
+  }
+  await expect(page.locator(".tl-lanes")).toContainText("MCP: everything");
+  await expect(page.locator(".tl-lanes")).toContainText("MCP: notes");
+  await openRow(page, /Loopscope \(client\) to MCP: notes: tools\/call #\d+/);
+  const detail = page.getByRole("dialog", { name: /tools\/call/ });
+  await expect(detail.getByRole("heading", { name: "Layers crossed" })).toBeVisible();
+  await expect(detail.getByText("What Claude sees").first()).toBeVisible();
+  await expect(detail.getByText("What the client did").first()).toBeVisible();
+  await expect(detail.getByText(/HTTP request: POST http:\/\/127\.0\.0\.1/)).toBeVisible();
+  await snap(page, "timeline-detail-tools-call");
+  await page.keyboard.press("Escape");
+  await expect(detail).toBeHidden();
+
+  await openRow(page, /Loopscope \(client\) to Claude API: POST \/v1\/messages/);
+  const request = page.getByRole("dialog", { name: "POST /v1/messages" });
+  await expect(request.getByLabel("What Claude sees")).toContainText('"name": "everything_echo"');
+  await expect(request.getByLabel("What the client did")).toContainText("everything_echo → echo on MCP server \"everything\"");
+  // The key is masked wherever the request is shown.
+  await expect(request).not.toContainText(key);
+  await expect(request).toContainText("x-api-key: ••••••");
+  await snap(page, "timeline-detail-messages-request");
+  console.expectNone();
+});
+
+test("the timeline works by keyboard and collapses phases", async ({ page }) => {
+  await openApp(page);
+  await page.getByLabel("Demo model (no key)").check();
+  await ask(page, "What's the weather in Tokyo, and what is 17 * 23?");
+  const list = page.getByRole("listbox", { name: /Timeline events/ });
+  await list.focus();
+  // Home: the first row (the user's message); Enter opens its details, Escape closes them.
+  await page.keyboard.press("Home");
+  await expect(list).toHaveAttribute("aria-activedescendant", "tl-row-0");
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("dialog", { name: "user message" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Close details" })).toBeFocused();
+  await page.keyboard.press("Escape");
+  await expect(page.getByRole("dialog", { name: "user message" })).toBeHidden();
+  // The next row is phase 1's band: Enter collapses it and expands it again.
+  await list.focus();
+  await page.keyboard.press("ArrowDown");
+  const band = list.getByRole("option", { name: "Phase 1: Aggregate tools (round 1)" });
+  await page.keyboard.press("Enter");
+  await expect(band).toHaveAttribute("aria-expanded", "false");
+  await snap(page, "timeline-phase-collapsed");
+  await page.keyboard.press("Enter");
+  await expect(band).toHaveAttribute("aria-expanded", "true");
+  await page.keyboard.press("End");
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("button", { name: "Close details" })).toBeFocused();
+  await snap(page, "timeline-keyboard-detail");
+  await page.keyboard.press("Escape");
+  await expect(page.getByRole("button", { name: "Close details" })).toBeHidden();
+});
