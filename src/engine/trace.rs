@@ -79,6 +79,9 @@ pub enum TraceKind {
         url: String,
         headers: Headers,
         body: Option<String>,
+        /// A short description of what the body holds ("4 messages · 7 tools"), so the
+        /// timeline never has to parse a large body.
+        summary: Option<String>,
     },
     HttpResponse {
         exchange: u64,
@@ -288,12 +291,13 @@ impl Tracer {
     fn redact(&self, kind: TraceKind) -> TraceKind {
         use TraceKind::*;
         match kind {
-            HttpRequest { exchange, method, url, headers, body } => HttpRequest {
+            HttpRequest { exchange, method, url, headers, body, summary } => HttpRequest {
                 exchange,
                 method,
                 url: self.mask(&url),
                 headers: self.mask_headers(headers),
                 body: body.map(|b| self.mask(&b)),
+                summary,
             },
             HttpResponse { exchange, status, headers, elapsed_ms } => {
                 HttpResponse { exchange, status, headers: self.mask_headers(headers), elapsed_ms }
@@ -379,6 +383,7 @@ mod tests {
                 url: "http://h/?k=tok-abcdef".into(),
                 headers,
                 body: Some("{\"echo\":\"sk-ant-secret-123\"}".into()),
+                summary: None,
             },
         );
         tracer.emit(

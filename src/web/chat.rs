@@ -7,6 +7,9 @@ use super::state::{Block, ChatItem, NoticeKind, ToolCall, ToolState, use_service
 use super::widgets::{Code, FailureBox, pretty};
 use crate::engine::trace::RouteTarget;
 
+/// Chat items drawn by default.
+const RECENT: usize = 60;
+
 const EXAMPLES: [&str; 3] = [
     "What's the weather in Tokyo, and what is 17 * 23?",
     "What time is it in Tokyo (UTC offset +09:00)?",
@@ -108,6 +111,10 @@ pub fn ChatPanel() -> impl IntoView {
         }
     });
     let send = move || conv.send(svc, conv.draft.get_untracked());
+    // Long sessions keep the page fast by drawing only the latest messages (the history sent to
+    // Claude is untouched); the rest are one click away.
+    let show_all = RwSignal::new(false);
+    let hidden = move || if show_all.get() { 0 } else { svc.chat.items.with(Vec::len).saturating_sub(RECENT) };
     view! {
         <section id="chat" class="panel chat" aria-labelledby="chat-title">
             <div class="panel-head">
@@ -126,7 +133,12 @@ pub fn ChatPanel() -> impl IntoView {
                         </ul>
                     </div>
                 </Show>
-                <For each=move || svc.chat.items.get() key=|i| i.id() let:item>
+                <Show when=move || { hidden() > 0 }>
+                    <button type="button" class="link earlier" on:click=move |_| show_all.set(true)>
+                        {move || format!("Show {} earlier messages", hidden())}
+                    </button>
+                </Show>
+                <For each=move || svc.chat.items.with(|i| i[hidden()..].to_vec()) key=|i| i.id() let:item>
                     <Item item=item/>
                 </For>
             </div>

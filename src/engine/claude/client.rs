@@ -56,10 +56,11 @@ impl<P: Platform> ClaudeClient<P> {
         body.stream = true;
         let json = serde_json::to_string(&body)
             .map_err(|e| ClaudeError::Decode { reason: e.to_string(), raw: String::new() })?;
+        let summary = Some(format!("{} messages · {} tools", body.messages.len(), body.tools.len()));
         let mut attempt = 0;
         loop {
             let result = {
-                let work = self.attempt(settings, &json, attempt, on_news).fuse();
+                let work = self.attempt(settings, &json, &summary, attempt, on_news).fuse();
                 let stop = cancel.cancelled().fuse();
                 pin_mut!(work, stop);
                 select_biased! {
@@ -107,11 +108,12 @@ impl<P: Platform> ClaudeClient<P> {
         &self,
         settings: &ClaudeSettings,
         body: &str,
+        summary: &Option<String>,
         attempt: u32,
         on_news: &mut dyn FnMut(StreamNews<'_>),
     ) -> Result<Assembled, (ClaudeError, Option<Headers>)> {
         let (exchange, resp, started) =
-            self.send(settings, &settings.messages_url(), body).await.map_err(|e| (e, None))?;
+            self.send(settings, &settings.messages_url(), body, summary.clone()).await.map_err(|e| (e, None))?;
         let request_id = resp.headers.get("request-id").map(str::to_owned);
         if resp.status != 200 {
             let headers = resp.headers.clone();
@@ -185,6 +187,7 @@ impl<P: Platform> ClaudeClient<P> {
         settings: &ClaudeSettings,
         url: &str,
         body: &str,
+        summary: Option<String>,
     ) -> Result<(u64, HttpResponse, f64), ClaudeError> {
         let headers = self.headers(settings);
         let exchange = self.tracer.next_exchange();
@@ -196,6 +199,7 @@ impl<P: Platform> ClaudeClient<P> {
                 url: url.to_owned(),
                 headers: headers.clone(),
                 body: Some(body.to_owned()),
+                summary,
             },
         );
         let started = self.platform.now_ms();
@@ -270,7 +274,14 @@ impl<P: Platform> ClaudeClient<P> {
         let json = serde_json::to_string(body)
             .map_err(|e| ClaudeError::Decode { reason: e.to_string(), raw: String::new() })?;
         let url = format!("{}/count_tokens", settings.messages_url());
-        let (exchange, resp, started) = self.send(settings, &url, &json).await?;
+        let (exchange, resp, started) = self
+            .send(
+                settings,
+                &url,
+                &json,
+                Some(format!("count tokens: {} messages · {} tools", body.messages.len(), body.tools.len())),
+            )
+            .await?;
         if resp.status != 200 {
             let error = self.api_error(exchange, resp, started).await;
             self.outcome(exchange, started, Some(&error), 0, None);

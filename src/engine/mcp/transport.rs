@@ -73,7 +73,14 @@ impl<P: Platform> McpClient<P> {
         let body = message.map(Message::to_json);
         self.tracer.emit(
             self.peer(),
-            TraceKind::HttpRequest { exchange, method, url: url.clone(), headers: headers.clone(), body: body.clone() },
+            TraceKind::HttpRequest {
+                exchange,
+                method,
+                url: url.clone(),
+                headers: headers.clone(),
+                body: body.clone(),
+                summary: None,
+            },
         );
         if let Some(m) = message {
             let rpc = TraceKind::Rpc { direction: Direction::Out, exchange: Some(exchange), message: m.to_value() };

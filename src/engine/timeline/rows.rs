@@ -203,14 +203,14 @@ impl Timeline {
                 }
                 Some(row)
             }
-            TraceKind::HttpRequest { exchange, method, url, body, .. } => {
+            TraceKind::HttpRequest { exchange, method, url, body, summary, .. } => {
                 if lane == Lane::Claude {
                     let path = url.split("://").nth(1).and_then(|r| r.find('/').map(|i| &r[i..])).unwrap_or(url);
                     let row = self.add(
                         e,
                         arrow(Lane::Client, Lane::Claude),
                         format!("{method} {path}"),
-                        claude_request_detail(body.as_deref()),
+                        summary.clone().unwrap_or_default(),
                     );
                     self.exchanges.insert(*exchange, (Some(row), None));
                     Some(row)
@@ -479,11 +479,4 @@ fn badge_of(layer: Layer) -> BadgeKind {
         Layer::Tool => BadgeKind::ToolError,
         _ => BadgeKind::Failure,
     }
-}
-
-/// "3 messages · 5 tools" for a Messages request body.
-fn claude_request_detail(body: Option<&str>) -> String {
-    let Some(v) = body.and_then(|b| serde_json::from_str::<Value>(b).ok()) else { return String::new() };
-    let n = |k: &str| v.get(k).and_then(Value::as_array).map_or(0, Vec::len);
-    format!("{} messages · {} tools", n("messages"), n("tools"))
 }

@@ -5,13 +5,20 @@
 use leptos::prelude::*;
 
 use crate::engine::timeline::{Row, Timeline};
-use crate::engine::trace::TraceEvent;
+use crate::engine::trace::{Peer, TraceEvent, TraceKind};
+
+/// Messages requests whose bodies are kept whole. Each body holds the whole history so far, so
+/// keeping all of them grows with the square of a session's length; older ones keep their
+/// headers, summary and size.
+const KEEP_BODIES: usize = 40;
 
 #[derive(Clone, Copy)]
 pub struct Trace {
     events: StoredValue<Vec<TraceEvent>, LocalStorage>,
     timeline: StoredValue<Timeline, LocalStorage>,
     frame_pending: StoredValue<bool, LocalStorage>,
+    /// Positions (in `events`) of Messages requests still holding their body.
+    bodies: StoredValue<std::collections::VecDeque<usize>, LocalStorage>,
     /// Bumped (once per frame at most) when rows change.
     pub version: RwSignal<u64>,
     pub selected: RwSignal<Option<usize>>,
@@ -27,6 +34,7 @@ impl Trace {
             events: StoredValue::new_local(Vec::new()),
             timeline: StoredValue::new_local(Timeline::new()),
             frame_pending: StoredValue::new_local(false),
+            bodies: StoredValue::new_local(Default::default()),
             version: RwSignal::new(0),
             selected: RwSignal::new(None),
             collapsed: RwSignal::new(Vec::new()),
@@ -38,7 +46,22 @@ impl Trace {
         self.timeline.update_value(|t| {
             t.push(&event);
         });
+        let claude_request = event.peer == Peer::Claude && matches!(event.kind, TraceKind::HttpRequest { .. });
         self.events.update_value(|e| e.push(event));
+        if claude_request {
+            let at = self.events.with_value(Vec::len) - 1;
+            let old = self.bodies.try_update_value(|b| {
+                b.push_back(at);
+                (b.len() > KEEP_BODIES).then(|| b.pop_front()).flatten()
+            });
+            if let Some(Some(old)) = old {
+                self.events.update_value(|e| {
+                    if let Some(TraceKind::HttpRequest { body: Some(body), .. }) = e.get_mut(old).map(|e| &mut e.kind) {
+                        *body = format!("(body of {} bytes not kept: the page keeps the last {KEEP_BODIES} Messages request bodies)", body.len());
+                    }
+                });
+            }
+        }
         if !self.frame_pending.get_value() {
             self.frame_pending.set_value(true);
             let this = *self;
@@ -55,6 +78,12 @@ impl Trace {
         self.timeline.with_value(f)
     }
 
+    /// How many events the trace holds (subscribing the caller).
+    pub fn len(&self) -> usize {
+        self.version.track();
+        self.events.with_value(Vec::len)
+    }
+
     pub fn row(&self, index: usize) -> Option<Row> {
         self.with_timeline(|t| t.rows().get(index).cloned())
     }
@@ -67,6 +96,7 @@ impl Trace {
 
     pub fn clear(&self) {
         self.events.set_value(Vec::new());
+        self.bodies.set_value(Default::default());
         self.timeline.set_value(Timeline::new());
         self.selected.set(None);
         self.collapsed.set(Vec::new());

@@ -38,6 +38,7 @@ pub fn TimelinePanel() -> impl IntoView {
                 <ol class="phase-legend" aria-label="The four phases">
                     {(1..=4u8).map(|p| view! { <li class=format!("phase-{p}")>{format!("{p} {}", phase_title(p))}</li> }).collect_view()}
                 </ol>
+                <span class="muted counts" aria-live="off">{move || format!("{} events · {} rows", trace.len(), count())}</span>
                 <button type="button" class="link" on:click=move |_| trace.clear() prop:disabled=move || { count() == 0 }>
                     "Clear"
                 </button>
