@@ -552,3 +552,21 @@ async fn the_trace_links_tool_use_json_rpc_and_tool_result() {
         |e| matches!(&e.kind, TraceKind::ToolResult { tool_use_id: t, is_error: false, .. } if *t == tool_use_id)
     ));
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_servers_tools_are_priced_with_count_tokens_a16() {
+    let python = real::python(PyMode::Json);
+    let h = Harness::new("sk-cost").await;
+    let server = h.server("py", &python.url, "notes").await;
+    let tools = server.client.list_tools(&loopscope::engine::mcp::RequestOptions::default()).await.unwrap();
+    let view = loopscope::engine::agent::catalog::ServerTools { server_id: "py", label: "notes", list: &tools };
+    let cost = h.agent.tool_cost(&h.settings, view).await.unwrap();
+    assert!(cost > 50, "four tools with schemas cost tokens: {cost}");
+    let counted: Vec<_> = h
+        .fake
+        .requests("sk-cost")
+        .into_iter()
+        .map(|r| (r.path.clone(), r.json()["tools"].as_array().map_or(0, Vec::len)))
+        .collect();
+    assert_eq!(counted, [("/v1/messages/count_tokens".to_owned(), 4), ("/v1/messages/count_tokens".to_owned(), 0)]);
+}

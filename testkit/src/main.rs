@@ -12,6 +12,19 @@ use std::time::{Duration, Instant};
 use testkit::mcp_faults::Faults;
 use testkit::real::{self, PyMode};
 
+/// Fails with a clear message when another process already holds a fixture port, instead of
+/// letting a server die with an obscure "address in use" in its log.
+fn ensure_free(flag: &str, port: u16) -> u16 {
+    if let Err(e) = std::net::TcpListener::bind(("127.0.0.1", port)) {
+        eprintln!(
+            "fixtures: {flag} {port}: 127.0.0.1:{port} is not free ({e}). Another test run or server holds it; \
+             find it with `ss -ltnp 'sport = :{port}'` and stop it."
+        );
+        std::process::exit(2);
+    }
+    port
+}
+
 fn parent_alive(pid: u32) -> bool {
     std::path::Path::new(&format!("/proc/{pid}")).exists()
 }
@@ -27,7 +40,8 @@ async fn main() {
     let mut it = args.iter();
     while let Some(flag) = it.next() {
         let value = it.next().unwrap_or_else(|| panic!("{flag} needs a value"));
-        let port = || value.parse::<u16>().unwrap_or_else(|_| panic!("{flag}: {value} is not a port"));
+        let port =
+            || ensure_free(flag, value.parse::<u16>().unwrap_or_else(|_| panic!("{flag}: {value} is not a port")));
         match flag.as_str() {
             "--everything" => servers.push(real::everything_on(port())),
             "--python" => servers.push(real::python_on(port(), PyMode::Sse, true)),

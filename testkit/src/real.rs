@@ -33,10 +33,14 @@ impl RealServer {
         let mut server = RealServer { url: format!("http://127.0.0.1:{port}/mcp"), port, child, name };
         if !wait_listening(port, Duration::from_secs(20)) {
             let status = server.child.try_wait().ok().flatten();
+            let output = std::fs::read_to_string(&log_path).unwrap_or_default();
+            let tail: Vec<&str> = output.lines().rev().take(15).collect();
+            let tail: Vec<&str> = tail.into_iter().rev().collect();
             panic!(
-                "{} did not listen on 127.0.0.1:{port} within 20 s (exit status: {status:?}); its output is in {}",
+                "{} did not listen on 127.0.0.1:{port} within 20 s (exit status: {status:?}); its output ({}) ends:\n{}",
                 server.name,
-                log_path.display()
+                log_path.display(),
+                tail.join("\n")
             );
         }
         server

@@ -1,10 +1,10 @@
 // Ports of the fixture servers the end-to-end specs use (all bound to 127.0.0.1).
 export const FIXTURES = {
-  everything: 39421,
-  python: 39422,
-  "python-nocors": 39423,
-  faults: 39424,
-  claude: 39425,
+  everything: 18421,
+  python: 18422,
+  "python-nocors": 18423,
+  faults: 18424,
+  claude: 18425,
 };
 
 export const URLS = {

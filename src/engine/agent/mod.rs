@@ -3,6 +3,7 @@
 pub mod calc;
 pub mod catalog;
 pub mod content;
+mod cost;
 mod events;
 pub mod history;
 pub mod local;

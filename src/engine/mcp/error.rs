@@ -14,7 +14,7 @@ pub enum McpError {
     /// An HTTP status other than the one expected. `rpc` is the JSON-RPC error object the body
     /// carried, if any (servers often put one in a 4xx body, without an id: C-04).
     #[error("HTTP {status}{}", rpc.as_ref().map(|e| format!(": {}", e.message)).unwrap_or_default())]
-    Http { status: u16, body: String, rpc: Option<ErrorObject>, www_authenticate: Option<String> },
+    Http { status: u16, body: String, rpc: Option<Box<ErrorObject>>, www_authenticate: Option<String> },
 
     /// HTTP succeeded; the JSON-RPC response is an error object.
     #[error("{0}")]
@@ -78,7 +78,7 @@ impl McpError {
     pub fn rpc_error(&self) -> Option<&ErrorObject> {
         match self {
             McpError::Rpc(e) => Some(e),
-            McpError::Http { rpc, .. } => rpc.as_ref(),
+            McpError::Http { rpc, .. } => rpc.as_deref(),
             _ => None,
         }
     }

@@ -137,7 +137,7 @@ impl<P: Platform> McpClient<P> {
         let body = self.read_body(exchange, resp.body, started).await.unwrap_or_default();
         let rpc = Message::parse_all(&body).ok().and_then(|msgs| {
             msgs.into_iter().find_map(|m| match m {
-                Message::Error { error, .. } => Some(error),
+                Message::Error { error, .. } => Some(Box::new(error)),
                 _ => None,
             })
         });

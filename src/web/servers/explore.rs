@@ -65,7 +65,41 @@ pub fn ToolsTab(id: String) -> impl IntoView {
         Some(list) => {
             let excluded = list.excluded.clone();
             let id = id.clone();
+            let cost = RwSignal::new(None::<String>);
+            let cost_list = list.clone();
+            let cost_id = id.clone();
+            let measure = move |_| {
+                if let Err(why) = svc.settings.ready() {
+                    return cost.set(Some(why));
+                }
+                let (settings, agent, demo) = (
+                    svc.settings.claude(),
+                    svc.runtime(|r| r.agent.clone()),
+                    svc.settings.data.with_untracked(|d| d.demo),
+                );
+                let label = svc.servers.get(&cost_id).map(|s| s.label).unwrap_or_default();
+                let (list, server_id) = (cost_list.clone(), cost_id.clone());
+                cost.set(Some("Counting…".into()));
+                spawn_local(async move {
+                    let view = crate::engine::agent::catalog::ServerTools {
+                        server_id: &server_id,
+                        label: &label,
+                        list: &list,
+                    };
+                    cost.set(Some(match agent.tool_cost(&settings, view).await {
+                        Ok(n) if demo => {
+                            format!("≈ {n} input tokens per request (demo estimate, not Claude's tokenizer)")
+                        }
+                        Ok(n) => format!("{n} input tokens on every request (count_tokens)"),
+                        Err(e) => format!("Could not count ({} layer): {e}", e.layer()),
+                    }));
+                });
+            };
             view! {
+                <p class="cost">
+                    <button type="button" on:click=measure>"Measure token cost"</button>
+                    " "{move || cost.get()}
+                </p>
                 <ul class="items">
                     {list.tools.into_iter().map(|tool| {
                         let server = id.clone();
