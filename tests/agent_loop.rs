@@ -84,6 +84,20 @@ impl Harness {
         self.fake.requests(&self.key).iter().map(|r| r.json()).collect()
     }
 
+    /// The badges of each `POST /v1/messages` row on the timeline, in order.
+    fn request_badges(&self) -> Vec<Vec<String>> {
+        let mut timeline = loopscope::engine::timeline::Timeline::new();
+        for e in self.trace.borrow().iter() {
+            timeline.push(e);
+        }
+        timeline
+            .rows()
+            .iter()
+            .filter(|r| r.label == "POST /v1/messages")
+            .map(|r| r.badges.iter().map(|b| b.text.clone()).collect())
+            .collect()
+    }
+
     fn phases(&self) -> Vec<u8> {
         self.trace
             .borrow()
@@ -344,6 +358,9 @@ async fn retryable_errors_are_retried_as_the_sdk_does_a14_a15() {
     assert!(started.elapsed().as_millis() >= 50, "waited retry-after");
     let retries = h.events.borrow().iter().filter(|e| matches!(e, AgentEvent::Retrying { .. })).count();
     assert_eq!(retries, 2);
+    // On the timeline each failed attempt's request says what failed, not just its layer.
+    let badges = h.request_badges();
+    assert_eq!(badges, vec![vec!["HTTP 429".to_owned()], vec!["HTTP 529".to_owned()], vec![]]);
 
     for (status, kind) in [(500, "api_error"), (504, "timeout_error"), (409, "conflict_error")] {
         h.script(vec![
@@ -385,6 +402,7 @@ async fn a_stream_error_voids_the_attempt_and_runs_no_partial_tool_use_a10() {
     let out = h.ask("hi", &[]).await;
     assert_eq!(out.end, TurnEnd::EndTurn);
     assert_eq!(last_text(&out), "Recovered.");
+    assert_eq!(h.request_badges(), vec![vec!["stream error".to_owned()], vec![]]);
     assert_eq!(out.history.len(), 2, "nothing of the failed attempt was kept");
 
     let no_retry = ClaudeSettings { max_retries: 0, ..h.settings.clone() };

@@ -4,7 +4,7 @@
 use serde_json::Value;
 use std::collections::HashMap;
 
-use crate::engine::layer::Layer;
+use crate::engine::layer::{Failure, Layer};
 use crate::engine::trace::{Direction, Peer, RouteTarget, TraceEvent, TraceKind};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -324,7 +324,7 @@ impl Timeline {
                     }
                 }
                 if let Some(f) = failure {
-                    self.badge(req, badge_of(f.layer), f.layer.label(), true);
+                    self.badge(req, badge_of(f.layer), api_badge(f), true);
                 }
                 Some(req)
             }
@@ -468,6 +468,18 @@ impl Timeline {
             self.badge(row, BadgeKind::ToolError, "isError", true);
         }
         Some(row)
+    }
+}
+
+/// What a failed Claude API attempt's badge says: "HTTP 429", "stream error" (an `error` event
+/// after HTTP 200), or the layer's name.
+fn api_badge(f: &Failure) -> String {
+    if f.message.starts_with("stream error") {
+        return "stream error".into();
+    }
+    match f.message.strip_prefix("HTTP ").and_then(|rest| rest.split(' ').next()) {
+        Some(status) if f.layer == Layer::Http && status.parse::<u16>().is_ok() => format!("HTTP {status}"),
+        _ => f.layer.label().into(),
     }
 }
 
