@@ -55,6 +55,13 @@ impl Default for Timeouts {
     }
 }
 
+/// A progress notification in words: "progress 2 of 5: step 2 of 5".
+pub fn describe_progress(progress: f64, total: Option<f64>, message: Option<&str>) -> String {
+    let of = total.map(|t| format!(" of {t}")).unwrap_or_default();
+    let msg = message.map(|m| format!(": {m}")).unwrap_or_default();
+    format!("progress {progress}{of}{msg}")
+}
+
 /// Called with each progress notification about one request.
 pub type ProgressCallback = Rc<dyn Fn(&ProgressParams)>;
 

@@ -2,7 +2,8 @@
 
 use leptos::prelude::*;
 
-use super::explore::{LocalTools, LogTab, PromptsTab, ResourcesTab, ToolsTab};
+use super::explore::{LogTab, PromptsTab, ResourcesTab};
+use super::tools::{LocalTools, ToolsTab};
 use crate::web::state::{Status, use_services};
 use crate::web::widgets::FailureBox;
 

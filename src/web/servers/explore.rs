@@ -1,17 +1,16 @@
-//! Exploring one server by hand: call a tool from a form generated from its schema, read a
-//! resource (or fill a template), fill a prompt and put it in the chat, read the log.
+//! Exploring one server by hand: read a resource (or fill a template), fill a prompt and put it
+//! in the chat, read the log. Tools are in `tools.rs`.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::{Map, Value};
 
 use crate::engine::mcp::{McpError, RequestOptions};
-use crate::protocol::mcp::{CallToolResult, ContentBlock, Prompt};
-use crate::web::schema_form::{SchemaForm, arguments};
+use crate::protocol::mcp::{ContentBlock, Prompt};
 use crate::web::state::use_services;
-use crate::web::widgets::{Code, FailureBox, pretty};
+use crate::web::widgets::{Code, FailureBox};
 
-fn content_text(blocks: &[ContentBlock]) -> String {
+pub(super) fn content_text(blocks: &[ContentBlock]) -> String {
     blocks
         .iter()
         .map(|b| {
@@ -31,132 +30,6 @@ fn content_text(blocks: &[ContentBlock]) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-#[component]
-fn CallResult(result: Result<CallToolResult, McpError>) -> impl IntoView {
-    match result {
-        Ok(r) => {
-            let text = if r.content.is_empty() {
-                r.structured_content.as_ref().map(pretty).unwrap_or_default()
-            } else {
-                content_text(&r.content)
-            };
-            view! {
-                <div class="call-result" role="status">
-                    {r.is_error.then(|| view! { <span class="badge tool">"isError: true"</span> })}
-                    <Code text=text label="Tool result"/>
-                </div>
-            }
-            .into_any()
-        }
-        Err(e) => view! { <FailureBox failure=e.to_failure()/> }.into_any(),
-    }
-}
-
-#[component]
-pub fn ToolsTab(id: String) -> impl IntoView {
-    let svc = use_services();
-    let list_id = id.clone();
-    let tools =
-        Memo::new(move |_| svc.servers.list.with(|l| l.iter().find(|s| s.id == list_id).and_then(|s| s.tools.clone())));
-    move || match tools.get() {
-        None => view! { <p class="empty">"No tools listed (the server did not declare tools)."</p> }.into_any(),
-        Some(list) => {
-            let excluded = list.excluded.clone();
-            let id = id.clone();
-            let cost = RwSignal::new(None::<String>);
-            let cost_list = list.clone();
-            let cost_id = id.clone();
-            let measure = move |_| {
-                if let Err(why) = svc.settings.ready() {
-                    return cost.set(Some(why));
-                }
-                let (settings, agent, demo) = (
-                    svc.settings.claude(),
-                    svc.runtime(|r| r.agent.clone()),
-                    svc.settings.data.with_untracked(|d| d.demo),
-                );
-                let label = svc.servers.get(&cost_id).map(|s| s.label).unwrap_or_default();
-                let (list, server_id) = (cost_list.clone(), cost_id.clone());
-                cost.set(Some("Counting…".into()));
-                spawn_local(async move {
-                    let view = crate::engine::agent::catalog::ServerTools {
-                        server_id: &server_id,
-                        label: &label,
-                        list: &list,
-                    };
-                    cost.set(Some(match agent.tool_cost(&settings, view).await {
-                        Ok(n) if demo => {
-                            format!("≈ {n} input tokens per request (demo estimate, not Claude's tokenizer)")
-                        }
-                        Ok(n) => format!("{n} input tokens on every request (count_tokens)"),
-                        Err(e) => format!("Could not count ({} layer): {e}", e.layer()),
-                    }));
-                });
-            };
-            view! {
-                <p class="cost">
-                    <button type="button" on:click=measure>"Measure token cost"</button>
-                    " "{move || cost.get()}
-                </p>
-                <ul class="items">
-                    {list.tools.into_iter().map(|tool| {
-                        let server = id.clone();
-                        let name = tool.name.clone();
-                        let schema = tool.input_schema.clone();
-                        let values = RwSignal::new(Map::new());
-                        let result = RwSignal::new(None::<Result<CallToolResult, McpError>>);
-                        let busy = RwSignal::new(false);
-                        let form_error = RwSignal::new(None::<String>);
-                        let call_schema = schema.clone();
-                        let call = move |ev: leptos::ev::SubmitEvent| {
-                            ev.prevent_default();
-                            let args = match arguments(&call_schema, &values.get_untracked()) {
-                                Ok(a) => a,
-                                Err(e) => return form_error.set(Some(e)),
-                            };
-                            form_error.set(None);
-                            let Some(client) = svc.servers.client(&server) else { return };
-                            let name = name.clone();
-                            busy.set(true);
-                            spawn_local(async move {
-                                let r = client.call_tool(&name, args, &RequestOptions::default()).await;
-                                result.set(Some(r));
-                                busy.set(false);
-                            });
-                        };
-                        let prefix = format!("{}-{}", id, tool.name.replace(|c: char| !c.is_ascii_alphanumeric(), "-"));
-                        view! {
-                            <li>
-                                <details>
-                                    <summary><code>{tool.name.clone()}</code>
-                                        {tool.title.clone().map(|t| view! { <span class="muted">{format!(" — {t}")}</span> })}</summary>
-                                    {tool.description.clone().map(|d| view! { <p class="prose">{d}</p> })}
-                                    <details class="schema"><summary>"Input schema"</summary><Code text=pretty(&schema) label="Input schema"/></details>
-                                    <form class="call-form" on:submit=call aria-label=format!("Call {}", tool.name)>
-                                        <SchemaForm schema=schema.clone() values=values id_prefix=prefix/>
-                                        <button type="submit" prop:disabled=move || busy.get()>
-                                            {move || if busy.get() { "Calling…" } else { "Call tool" }}
-                                        </button>
-                                        {move || form_error.get().map(|e| view! { <p class="form-error" role="alert">{e}</p> })}
-                                    </form>
-                                    {move || result.get().map(|r| view! { <CallResult result=r/> })}
-                                </details>
-                            </li>
-                        }
-                    }).collect_view()}
-                </ul>
-                {(!excluded.is_empty()).then(|| view! {
-                    <div class="excluded">
-                        <h4>"Left out"</h4>
-                        <ul>{excluded.into_iter().map(|(n, why)| view! { <li><code>{n}</code>": "{why}</li> }).collect_view()}</ul>
-                    </div>
-                })}
-            }
-            .into_any()
-        }
-    }
 }
 
 /// RFC 6570 level-1 expansion: `{name}` → the percent-encoded value.
@@ -183,6 +56,9 @@ fn template_vars(template: &str) -> Vec<String> {
         .map(|v| v.trim_start_matches(['+', '#']).to_owned())
         .collect()
 }
+
+/// How many resources the tab lists (server-everything has a hundred).
+const SHOWN_RESOURCES: usize = 50;
 
 #[component]
 pub fn ResourcesTab(id: String) -> impl IntoView {
@@ -222,9 +98,13 @@ pub fn ResourcesTab(id: String) -> impl IntoView {
             return view! { <p class="empty">"No resources."</p> }.into_any();
         }
         let id = id.clone();
+        let more = resources.len().saturating_sub(SHOWN_RESOURCES);
         view! {
+            {(more > 0).then(|| view! {
+                <p class="muted">{format!("The first {SHOWN_RESOURCES} of {} resources (all were listed; the timeline has every page).", resources.len())}</p>
+            })}
             <ul class="items">
-                {resources.into_iter().take(50).map(|r| {
+                {resources.into_iter().take(SHOWN_RESOURCES).map(|r| {
                     let (server, uri) = (id.clone(), r.uri.clone());
                     view! {
                         <li class="resource">
@@ -242,7 +122,7 @@ pub fn ResourcesTab(id: String) -> impl IntoView {
                 let server = id.clone();
                 let template = t.uri_template.clone();
                 view! {
-                    <form class="template" on:submit=move |ev: leptos::ev::SubmitEvent| {
+                    <form class="template" aria-label=format!("Fill template {}", t.uri_template) on:submit=move |ev: leptos::ev::SubmitEvent| {
                         ev.prevent_default();
                         read(server.clone(), expand(&template, &values.get_untracked()));
                     }>
@@ -363,54 +243,5 @@ pub fn LogTab(id: String) -> impl IntoView {
             </ol>
         }
         .into_any()
-    }
-}
-
-/// The page's own functions, callable by hand like any tool.
-#[component]
-pub fn LocalTools() -> impl IntoView {
-    let svc = use_services();
-    let tools: Vec<(String, String, Value)> = svc.runtime(|r| {
-        r.agent
-            .local_tools()
-            .iter()
-            .map(|t| (t.name.to_owned(), t.description.to_owned(), (t.input_schema)()))
-            .collect()
-    });
-    view! {
-        <ul class="items">
-            {tools.into_iter().map(|(name, description, schema)| {
-                let values = RwSignal::new(Map::new());
-                let output = RwSignal::new(None::<Result<String, String>>);
-                let run_schema = schema.clone();
-                let run_name = name.clone();
-                let run = move |ev: leptos::ev::SubmitEvent| {
-                    ev.prevent_default();
-                    let r = arguments(&run_schema, &values.get_untracked()).and_then(|args| {
-                        svc.runtime(|rt| {
-                            let tool = rt.agent.local_tools().iter().find(|t| t.name == run_name).expect("listed");
-                            (tool.run)(&args, svc.now_ms())
-                        })
-                    });
-                    output.set(Some(r));
-                };
-                view! {
-                    <li>
-                        <details>
-                            <summary><code>{name.clone()}</code></summary>
-                            <p class="prose">{description}</p>
-                            <form class="call-form" on:submit=run aria-label=format!("Call {name}")>
-                                <SchemaForm schema=schema values=values id_prefix=format!("local-{name}")/>
-                                <button type="submit">"Call function"</button>
-                            </form>
-                            {move || output.get().map(|r| match r {
-                                Ok(text) => view! { <Code text=text label="Function result"/> }.into_any(),
-                                Err(e) => view! { <p class="form-error" role="alert">{e}</p> }.into_any(),
-                            })}
-                        </details>
-                    </li>
-                }
-            }).collect_view()}
-        </ul>
     }
 }

@@ -3,6 +3,7 @@
 
 mod card;
 mod explore;
+mod tools;
 
 use leptos::prelude::*;
 

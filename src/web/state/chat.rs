@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::engine::agent::AgentEvent;
 use crate::engine::layer::Failure;
+use crate::engine::mcp::describe_progress;
 use crate::engine::trace::RouteTarget;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -226,9 +227,7 @@ impl Chat {
             }
             AgentEvent::ToolProgress { tool_use_id, progress, total, message } => {
                 if let Some(call) = self.tool(tool_use_id) {
-                    let of = total.map(|t| format!(" of {t}")).unwrap_or_default();
-                    let msg = message.as_ref().map(|m| format!(": {m}")).unwrap_or_default();
-                    call.progress.set(Some(format!("progress {progress}{of}{msg}")));
+                    call.progress.set(Some(describe_progress(*progress, *total, message.as_deref())));
                 }
             }
             AgentEvent::ToolFinished { tool_use_id, result, failure } => {

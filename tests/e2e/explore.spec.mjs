@@ -1,0 +1,82 @@
+// Exploring a server by hand, as a developer debugging it would: a slow tool's progress and a
+// Cancel that reaches the server, resources and templates read, a prompt filled into the chat,
+// and the server's log messages.
+import { test, expect } from "@playwright/test";
+import { URLS } from "./fixtures.mjs";
+import { addServer, openApp, snap, timelineRow, watchConsole } from "./support.mjs";
+
+test("a tool called by hand shows its progress and can be cancelled (C-21, C-22)", async ({ page }) => {
+  const console = watchConsole(page);
+  await openApp(page);
+  const card = await addServer(page, URLS.python, "notes");
+  await card.locator("summary", { hasText: "slow_count" }).click();
+  const form = card.getByRole("form", { name: "Call slow_count" });
+  await form.getByLabel(/^steps/i).fill("30");
+  await form.getByLabel(/^delay/i).fill("300");
+  await form.getByRole("button", { name: "Call tool" }).click();
+
+  await expect(form.getByRole("button", { name: "Calling…" })).toBeDisabled();
+  const progress = card.getByRole("status").filter({ hasText: /^progress \d+ of 30: step \d+ of 30$/ });
+  await expect(progress).toBeVisible();
+  await expect(progress).toHaveText(/progress ([2-9]|1\d) of 30/);
+  await snap(page, "manual-call-progress");
+
+  await form.getByRole("button", { name: "Cancel" }).click();
+  await expect(card.getByText(/cancelled/i).first()).toBeVisible();
+  await expect(form.getByRole("button", { name: "Call tool" })).toBeEnabled();
+  await expect(progress).toBeHidden();
+  // The server was told (C-21), and the timeline shows it.
+  await expect(await timelineRow(page, /notifications\/cancelled/)).toBeVisible();
+  await snap(page, "manual-call-cancelled");
+
+  // A call that runs to the end shows the server's answer.
+  await form.getByLabel(/^steps/i).fill("2");
+  await form.getByLabel(/^delay/i).fill("10");
+  await form.getByRole("button", { name: "Call tool" }).click();
+  await expect(card.getByRole("status").filter({ hasText: "counted to 2" })).toBeVisible();
+  console.expectNone();
+});
+
+test("resources, templates and prompts are read and filled by hand", async ({ page }) => {
+  const console = watchConsole(page);
+  await openApp(page);
+  const card = await addServer(page, URLS.python, "notes");
+  await card.getByRole("tab", { name: "Resources" }).click();
+  await card.getByRole("button", { name: "Read notes://index" }).click();
+  const contents = card.getByLabel("Resource contents");
+  await expect(contents).toContainText("notes://index");
+  await expect(contents).toContainText("jsonrpc");
+
+  const template = card.getByRole("form", { name: "Fill template notes://{note_id}" });
+  await template.getByLabel("note_id").fill("tool_result");
+  await template.getByRole("button", { name: "Read" }).click();
+  await expect(contents).toContainText("Every tool_use needs a tool_result in the next user message.");
+  // A template the server rejects: its error, with the layer, not a blank.
+  await template.getByLabel("note_id").fill("nope");
+  await template.getByRole("button", { name: "Read" }).click();
+  await expect(card.getByText(/JSON-RPC|no note/).first()).toBeVisible();
+  await snap(page, "resources-read");
+
+  await card.getByRole("tab", { name: "Prompts" }).click();
+  await card.locator("summary", { hasText: "explain" }).click();
+  const prompt = card.getByRole("form", { name: "Fill prompt explain" });
+  await prompt.getByLabel("topic *").fill("sessions");
+  await prompt.getByRole("button", { name: "Insert into chat" }).click();
+  const composer = page.getByRole("textbox", { name: "Message", exact: true });
+  await expect(composer).toHaveValue("Explain sessions to developers, using search_notes first.");
+  await expect(composer).toBeFocused();
+  console.expectNone();
+});
+
+test("a server's log messages show in its Log tab (C-23)", async ({ page }) => {
+  const console = watchConsole(page);
+  await openApp(page);
+  const card = await addServer(page, URLS.everything, "everything");
+  await card.locator("summary", { hasText: "toggle-simulated-logging" }).click();
+  await card.getByRole("form", { name: "Call toggle-simulated-logging" }).getByRole("button", { name: "Call tool" }).click();
+  await card.getByRole("tab", { name: "Log" }).click();
+  const log = card.getByRole("list", { name: "Server log" });
+  await expect(log.locator("li").first()).toBeVisible({ timeout: 20_000 });
+  await snap(page, "server-log");
+  console.expectNone();
+});
