@@ -65,6 +65,17 @@ test("one turn across server-everything, the Python SDK server and a local funct
   await expect(request).not.toContainText(key);
   await expect(request).toContainText("x-api-key: ••••••");
   await snap(page, "timeline-detail-messages-request");
+  await page.keyboard.press("Escape");
+
+  // The same session on a projector (1280×720, the default) and on a wide screen: nothing spills
+  // sideways, and the timeline gets the extra room.
+  const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  expect(await overflow()).toBeLessThanOrEqual(0);
+  const narrow = (await page.locator(".tl").boundingBox()).width;
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  expect(await overflow()).toBeLessThanOrEqual(0);
+  expect((await page.locator(".tl").boundingBox()).width).toBeGreaterThan(narrow * 1.5);
+  await snap(page, "loop-wide");
   console.expectNone();
 });
 
