@@ -19,6 +19,8 @@ pub struct Trace {
     frame_pending: StoredValue<bool, LocalStorage>,
     /// Positions (in `events`) of Messages requests still holding their body.
     bodies: StoredValue<std::collections::VecDeque<usize>, LocalStorage>,
+    /// Bumped by `clear`: rows of different traces never share a DOM element.
+    generation: StoredValue<u32, LocalStorage>,
     /// Bumped (once per frame at most) when rows change.
     pub version: RwSignal<u64>,
     pub selected: RwSignal<Option<usize>>,
@@ -35,6 +37,7 @@ impl Trace {
             timeline: StoredValue::new_local(Timeline::new()),
             frame_pending: StoredValue::new_local(false),
             bodies: StoredValue::new_local(Default::default()),
+            generation: StoredValue::new_local(0),
             version: RwSignal::new(0),
             selected: RwSignal::new(None),
             collapsed: RwSignal::new(Vec::new()),
@@ -94,7 +97,12 @@ impl Trace {
         self.events.with_value(|e| f(e))
     }
 
+    pub fn generation(&self) -> u32 {
+        self.generation.get_value()
+    }
+
     pub fn clear(&self) {
+        self.generation.update_value(|g| *g += 1);
         self.events.set_value(Vec::new());
         self.bodies.set_value(Default::default());
         self.timeline.set_value(Timeline::new());

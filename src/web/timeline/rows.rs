@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use super::lane_name;
-use crate::engine::timeline::{BadgeKind, Lane, Row, RowKind, phase_title};
+use crate::engine::timeline::{Badge, BadgeKind, Lane, Row, RowKind, phase_title};
 use crate::web::state::use_services;
 
 const ROW_H: f64 = 38.0;
@@ -86,7 +86,9 @@ pub fn Rows() -> impl IntoView {
         let first = ((scroll_top.get() / ROW_H) as usize).saturating_sub(OVERSCAN);
         let count = (view_h.get() / ROW_H) as usize + 2 * OVERSCAN;
         let last = (first + count).min(shown.len());
-        (first.min(last)..last).map(|pos| (pos, shown[pos])).collect::<Vec<_>>()
+        // The generation keeps an element from an earlier (cleared) trace from being reused.
+        let generation = trace.generation();
+        (first.min(last)..last).map(|pos| (generation, pos, shown[pos])).collect::<Vec<_>>()
     });
 
     // Follow new rows unless the user scrolled away (DOM sync only).
@@ -201,13 +203,13 @@ pub fn Rows() -> impl IntoView {
                 aria-activedescendant=move || active.get().map(|a| format!("tl-row-{a}"))
                 on:keydown=on_key>
                 <div class="tl-space" style=move || format!("height:{}px", shown.with(Vec::len) as f64 * ROW_H)>
-                    <For each=move || window.get() key=|(pos, index)| (*pos, *index) let:item>
+                    <For each=move || window.get() key=|item| *item let:item>
                         {
-                            let (pos, index) = item;
-                            // Re-rendered only when this row changes (a status or badge arriving).
+                            let (_, pos, index) = item;
+                            // The element stays; only what changes (badges, duration, detail) is redrawn.
                             let row = Memo::new(move |_| trace.row(index));
-                            move || row.get().map(|row| view! {
-                                <RowView row=row pos=pos active=active servers=servers lane_x=lane_x on_open=open/>
+                            row.get_untracked().map(|first| view! {
+                                <RowView first=first row=row pos=pos active=active servers=servers lane_x=lane_x on_open=open/>
                             })
                         }
                     </For>
@@ -223,9 +225,32 @@ pub fn Rows() -> impl IntoView {
     }
 }
 
+/// The parts of an arrow row that change after it is created.
+#[derive(Clone, Default, PartialEq)]
+struct Live {
+    detail: String,
+    badges: Vec<Badge>,
+    duration: Option<String>,
+    failed: bool,
+}
+
+impl Live {
+    fn of(r: &Row) -> Self {
+        Live {
+            detail: r.detail.clone(),
+            badges: r.badges.clone(),
+            duration: r.duration_ms.map(duration),
+            failed: r.failed,
+        }
+    }
+}
+
+/// One row. `first` is the row as it was created: its kind, lanes and label never change;
+/// `row` follows it as responses, badges and durations arrive.
 #[component]
 fn RowView(
-    row: Row,
+    first: Row,
+    row: Memo<Option<Row>>,
     pos: usize,
     active: RwSignal<Option<usize>>,
     servers: Memo<Vec<(String, String)>>,
@@ -233,27 +258,24 @@ fn RowView(
     on_open: impl Fn(usize) + Copy + Send + Sync + 'static,
 ) -> impl IntoView {
     let svc = use_services();
-    let index = row.index;
+    let index = first.index;
     let top = format!("top:{}px", pos as f64 * ROW_H);
     let selected = move || svc.trace.selected.get() == Some(index);
-    let phase_class = row.phase.map(|(p, _)| format!(" in-phase-{p}")).unwrap_or_default();
-    let badges =
-        row.badges.iter().map(|b| view! { <span class=badge_class(b.kind)>{b.text.clone()}</span> }).collect_view();
-    let badge_words: Vec<String> = row.badges.iter().map(|b| b.text.clone()).collect();
-    let dur = row.duration_ms.map(duration);
+    let is_active = move || active.get() == Some(index);
+    let phase_class = first.phase.map(|(p, _)| format!(" in-phase-{p}")).unwrap_or_default();
     let click = move |_| {
         active.set(Some(index));
         on_open(index);
     };
-    match row.kind.clone() {
+    match first.kind.clone() {
         RowKind::Band { phase, iteration } => {
             let collapsed =
                 move || svc.trace.collapsed.with(|c| c.iter().any(|(p, i, _)| *p == phase && *i == iteration));
             let label = format!("Phase {phase}: {} (round {iteration})", phase_title(phase));
             view! {
-                <div class=move || format!("tl-row band phase-{phase}{}", if active.get() == Some(index) { " active" } else { "" })
+                <div class=move || format!("tl-row band phase-{phase}{}", if is_active() { " active" } else { "" })
                     style=top id=format!("tl-row-{index}") role="option" aria-selected="false"
-                    aria-expanded=move || (!collapsed()).to_string() aria-label=label.clone() on:click=click>
+                    aria-expanded=move || (!collapsed()).to_string() aria-label=label on:click=click>
                     <span class="caret" aria-hidden="true">{move || if collapsed() { "▸" } else { "▾" }}</span>
                     <strong>{format!("{phase} {}", phase_title(phase))}</strong>
                     <span class="muted">{format!(" · round {iteration}")}</span>
@@ -264,10 +286,10 @@ fn RowView(
         RowKind::Note { lane } => {
             let x = lane_x(&lane);
             view! {
-                <div class=move || format!("tl-row note{phase_class}{}", if active.get() == Some(index) { " active" } else { "" })
+                <div class=move || format!("tl-row note{phase_class}{}", if is_active() { " active" } else { "" })
                     style=top id=format!("tl-row-{index}") role="option" aria-selected=move || selected().to_string()
-                    aria-label=format!("Note: {}", row.label) on:click=click>
-                    <span class="tl-note" style=format!("left:{x}%")>{row.label.clone()}</span>
+                    aria-label=format!("Note: {}", first.label) on:click=click>
+                    <span class="tl-note" style=format!("left:{x}%")>{first.label.clone()}</span>
                 </div>
             }
             .into_any()
@@ -275,15 +297,28 @@ fn RowView(
         RowKind::Arrow { from, to } => {
             let (x1, x2) = (lane_x(&from), lane_x(&to));
             let names = servers.get_untracked();
-            let aria = format!(
-                "{} to {}: {}{}{}{}",
-                lane_name(&from, &names),
-                lane_name(&to, &names),
-                row.label,
-                if row.detail.is_empty() { String::new() } else { format!(", {}", row.detail) },
-                dur.as_ref().map(|d| format!(", {d}")).unwrap_or_default(),
-                if badge_words.is_empty() { String::new() } else { format!(", {}", badge_words.join(", ")) },
-            );
+            let route = format!("{} to {}: {}", lane_name(&from, &names), lane_name(&to, &names), first.label);
+            // What changes after the row is created, read once per change.
+            let live = Memo::new(move |_| row.with(|r| r.as_ref().map(Live::of)).unwrap_or_default());
+            let aria = move || {
+                live.with(|l| {
+                    let words: Vec<&str> = l.badges.iter().map(|b| b.text.as_str()).collect();
+                    format!(
+                        "{route}{}{}{}",
+                        if l.detail.is_empty() { String::new() } else { format!(", {}", l.detail) },
+                        l.duration.as_ref().map(|d| format!(", {d}")).unwrap_or_default(),
+                        if words.is_empty() { String::new() } else { format!(", {}", words.join(", ")) },
+                    )
+                })
+            };
+            let class = move || {
+                format!(
+                    "tl-row arrow{phase_class}{}{}{}",
+                    if live.with(|l| l.failed) { " failed" } else { "" },
+                    if is_active() { " active" } else { "" },
+                    if selected() { " selected" } else { "" }
+                )
+            };
             let (left, width, dir) = if from == to {
                 (x1, 0.0, "self")
             } else if x2 > x1 {
@@ -291,18 +326,26 @@ fn RowView(
             } else {
                 (x2, x1 - x2, "left")
             };
-            let failed = if row.failed { " failed" } else { "" };
+            let badges = move || {
+                live.with(|l| {
+                    l.badges
+                        .iter()
+                        .map(|b| view! { <span class=badge_class(b.kind)>{b.text.clone()}</span> })
+                        .collect_view()
+                })
+            };
+            let detail = move || live.with(|l| (!l.detail.is_empty()).then(|| l.detail.clone()));
+            let dur = move || live.with(|l| l.duration.clone());
             view! {
-                <div class=move || format!("tl-row arrow{phase_class}{failed}{}{}", if active.get() == Some(index) { " active" } else { "" }, if selected() { " selected" } else { "" })
-                    style=top id=format!("tl-row-{index}") role="option" aria-selected=move || selected().to_string()
-                    aria-label=aria on:click=click>
+                <div class=class style=top id=format!("tl-row-{index}") role="option"
+                    aria-selected=move || selected().to_string() aria-label=aria on:click=click>
                     <span class=format!("tl-arrow {dir}") style=format!("left:{left}%;width:{width}%")></span>
                     <span class="tl-label" style=format!("left:calc({}% + {}px)", left, if from == to { 22 } else { 4 })>
-                        <span class="tl-text">{row.label.clone()}</span>
+                        <span class="tl-text">{first.label.clone()}</span>
                         {badges}
-                        {(!row.detail.is_empty()).then(|| view! { <span class="tl-detail">{row.detail.clone()}</span> })}
+                        {move || detail().map(|d| view! { <span class="tl-detail">{d}</span> })}
                     </span>
-                    {dur.map(|d| view! { <span class="tl-dur">{d}</span> })}
+                    {move || dur().map(|d| view! { <span class="tl-dur">{d}</span> })}
                 </div>
             }
             .into_any()
