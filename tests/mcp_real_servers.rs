@@ -7,11 +7,12 @@ mod support;
 
 use futures::FutureExt;
 use futures::future::LocalBoxFuture;
+use loopscope::engine::cancel::CancelToken;
 use loopscope::engine::layer::Layer;
 use loopscope::engine::mcp::{
     Handlers, McpClient, McpError, ProtocolError, RequestOptions, SamplingHandler, ServerConfig, ServerNotification,
 };
-use loopscope::engine::trace::Tracer;
+use loopscope::engine::trace::{TraceKind, Tracer};
 use loopscope::protocol::jsonrpc::ErrorObject;
 use loopscope::protocol::mcp::{ContentBlock, CreateMessageParams, CreateMessageResult};
 use serde_json::{Map, json};
@@ -123,6 +124,56 @@ async fn server_everything_all_three_primitives() {
     c.disconnect().await.unwrap();
 }
 
+/// C-33: subscribe only when `resources.subscribe` is declared, hear
+/// `notifications/resources/updated` for the URI (here on the GET stream), unsubscribe on
+/// disconnect.
+#[tokio::test(flavor = "current_thread")]
+async fn server_everything_resource_subscriptions_c33() {
+    let server = real::everything();
+    let platform = Native::new();
+    let (tracer, trace) = support::recording_tracer(&platform);
+    let updated = Rc::new(RefCell::new(Vec::new()));
+    let listening = CancelToken::new();
+    let (sink, stop) = (updated.clone(), listening.clone());
+    let handlers = Handlers {
+        notify: Some(Rc::new(move |_, n| {
+            if let ServerNotification::ResourceUpdated { uri } = n {
+                sink.borrow_mut().push(uri);
+                stop.cancel();
+            }
+        })),
+        ..Default::default()
+    };
+    let c = McpClient::new(platform, ServerConfig::new("real", &server.url), tracer, handlers);
+    let info = c.connect().await.unwrap();
+    assert_eq!(info.capabilities.resources.as_ref().and_then(|r| r.subscribe), Some(true));
+    let uri = c.list_resources(&none()).await.unwrap()[0].uri.clone();
+
+    let drive = async {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await; // the GET stream opens first
+        c.subscribe(&uri).await.unwrap();
+        assert_eq!(c.subscriptions(), vec![uri.clone()]);
+        c.call_tool("toggle-subscriber-updates", json!({}), &none()).await.unwrap();
+    };
+    let listen = tokio::time::timeout(std::time::Duration::from_secs(15), c.listen(&listening));
+    let (_, ended) = futures::join!(drive, listen);
+    assert!(ended.is_ok(), "no notifications/resources/updated within 15 s");
+    assert_eq!(updated.borrow().first(), Some(&uri));
+
+    c.disconnect().await.unwrap();
+    assert!(c.subscriptions().is_empty());
+    let sent: Vec<String> = trace
+        .borrow()
+        .iter()
+        .filter_map(|e| match &e.kind {
+            TraceKind::Rpc { message, .. } => message["method"].as_str().map(str::to_owned),
+            _ => None,
+        })
+        .collect();
+    let unsubscribe = sent.iter().position(|m| m == "resources/unsubscribe").expect("unsubscribed on disconnect");
+    assert!(sent[..unsubscribe].contains(&"resources/subscribe".to_owned()));
+}
+
 #[tokio::test(flavor = "current_thread")]
 async fn server_everything_sampling_goes_through_the_handler_c38() {
     let server = real::everything();
@@ -186,6 +237,10 @@ async fn python_sdk_server(mode: PyMode) {
     assert_eq!(templates[0].uri_template, "notes://{note_id}");
     let note = c.read_resource("notes://jsonrpc", &none()).await.unwrap();
     assert!(note.contents[0].text.as_deref().unwrap().contains("strict contract"));
+    // C-32/C-33: this server does not declare resources.subscribe, so nothing is sent.
+    let refused = c.subscribe("notes://index").await.unwrap_err();
+    assert!(refused.to_string().contains("resources.subscribe"), "{refused}");
+    assert!(c.subscriptions().is_empty());
 
     let prompts = c.list_prompts(&none()).await.unwrap();
     let explain = &prompts[0];

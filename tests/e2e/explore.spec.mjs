@@ -80,3 +80,32 @@ test("a server's log messages show in its Log tab (C-23)", async ({ page }) => {
   await snap(page, "server-log");
   console.expectNone();
 });
+
+test("a subscribed resource on screen is re-read when the server says it changed (C-33)", async ({ page }) => {
+  const console = watchConsole(page);
+  await openApp(page);
+  const card = await addServer(page, URLS.everything, "everything");
+  await card.getByRole("tab", { name: "Resources" }).click();
+  const first = card.locator("li.resource").first();
+  await first.getByRole("button", { name: /^Read / }).click();
+  await expect(card.getByLabel("Resource contents")).toBeVisible();
+  const subscribe = first.getByRole("button", { name: /^Subscribe to / });
+  await subscribe.click();
+  await expect(subscribe).toHaveAttribute("aria-pressed", "true");
+  await expect(subscribe).toHaveText("Subscribed");
+
+  // server-everything sends updates for subscribed resources once this tool is on.
+  await card.getByRole("tab", { name: "Tools" }).click();
+  await card.locator("summary", { hasText: "toggle-subscriber-updates" }).click();
+  await card.getByRole("form", { name: "Call toggle-subscriber-updates" }).getByRole("button", { name: "Call tool" }).click();
+  await card.getByRole("tab", { name: "Resources" }).click();
+  await expect(card.getByRole("status").filter({ hasText: /Re-read after \d+ update notification/ })).toBeVisible({ timeout: 15_000 });
+  await expect(await timelineRow(page, /notifications\/resources\/updated/)).toBeVisible();
+  await snap(page, "resource-subscribed-updated");
+
+  // Disconnecting ends the subscription first (C-33), then the session (C-11).
+  await card.getByRole("button", { name: "Disconnect" }).click();
+  await expect(await timelineRow(page, /resources\/unsubscribe/)).toBeVisible();
+  await expect(await timelineRow(page, /DELETE/)).toBeVisible();
+  console.expectNone();
+});

@@ -150,16 +150,25 @@ impl<P: Platform> McpClient<P> {
         decode(result, "ReadResourceResult")
     }
 
+    /// Asks for `notifications/resources/updated` about `uri` (C-33); only when the server
+    /// declared `resources.subscribe`. Ended by `unsubscribe` or on disconnect.
     pub async fn subscribe(&self, uri: &str) -> Result<(), McpError> {
         self.require("resources.subscribe", method::RESOURCES_SUBSCRIBE)?;
         self.request(method::RESOURCES_SUBSCRIBE, Some(json!({ "uri": uri })), &RequestOptions::default()).await?;
+        self.subscriptions.borrow_mut().insert(uri.to_owned());
         Ok(())
     }
 
     pub async fn unsubscribe(&self, uri: &str) -> Result<(), McpError> {
         self.require("resources.subscribe", method::RESOURCES_UNSUBSCRIBE)?;
+        self.subscriptions.borrow_mut().remove(uri);
         self.request(method::RESOURCES_UNSUBSCRIBE, Some(json!({ "uri": uri })), &RequestOptions::default()).await?;
         Ok(())
+    }
+
+    /// The resource URIs this session is subscribed to.
+    pub fn subscriptions(&self) -> Vec<String> {
+        self.subscriptions.borrow().iter().cloned().collect()
     }
 
     pub async fn list_prompts(&self, opts: &RequestOptions) -> Result<Vec<Prompt>, McpError> {

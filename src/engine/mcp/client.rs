@@ -56,6 +56,8 @@ pub struct McpClient<P: Platform> {
     next_token: Cell<i64>,
     watches: RefCell<HashMap<String, Watch>>,
     reinit: futures::lock::Mutex<()>,
+    /// Resource URIs subscribed to in this session (C-33), ended on disconnect.
+    pub(super) subscriptions: RefCell<std::collections::BTreeSet<String>>,
 }
 
 impl<P: Platform> McpClient<P> {
@@ -73,6 +75,7 @@ impl<P: Platform> McpClient<P> {
             next_token: Cell::new(0),
             watches: RefCell::new(HashMap::new()),
             reinit: futures::lock::Mutex::new(()),
+            subscriptions: RefCell::default(),
         }
     }
 
@@ -185,8 +188,16 @@ impl<P: Platform> McpClient<P> {
         }
     }
 
-    /// Ends the session: `DELETE` (C-11), then forgets it.
+    /// Ends the session: unsubscribes what it subscribed to (C-33, best effort), `DELETE`
+    /// (C-11), then forgets it.
     pub async fn disconnect(&self) -> Result<(), McpError> {
+        let subscribed = std::mem::take(&mut *self.subscriptions.borrow_mut());
+        if self.is_connected() {
+            for uri in subscribed {
+                let params = Some(json!({ "uri": uri }));
+                let _ = self.request(method::RESOURCES_UNSUBSCRIBE, params, &RequestOptions::default()).await;
+            }
+        }
         let result = if self.is_connected() { self.delete_session().await } else { Ok(()) };
         let generation = self.session.borrow().generation;
         *self.session.borrow_mut() = Session { generation, ..Session::default() };
@@ -313,6 +324,12 @@ impl<P: Platform> McpClient<P> {
         }
         self.tracer.note(self.peer(), "Session expired (HTTP 404): initializing a new session and retrying once");
         self.session.borrow_mut().id = None;
+        let lost = std::mem::take(&mut *self.subscriptions.borrow_mut());
+        if !lost.is_empty() {
+            let uris = lost.into_iter().collect::<Vec<_>>().join(", ");
+            self.tracer
+                .note(self.peer(), format!("The new session has no resource subscriptions: subscribe again to {uris}"));
+        }
         // Boxed: connect → request → reinitialize → connect is a cycle the compiler cannot size.
         let connect: futures::future::LocalBoxFuture<'_, _> = Box::pin(self.connect());
         connect.await.map(|_| ())

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::{Map, Value};
 
-use crate::engine::mcp::{McpError, RequestOptions};
+use crate::engine::mcp::RequestOptions;
 use crate::protocol::mcp::{ContentBlock, Prompt};
 use crate::web::state::use_services;
 use crate::web::widgets::{Code, FailureBox};
@@ -65,40 +65,45 @@ pub fn ResourcesTab(id: String) -> impl IntoView {
     let svc = use_services();
     let list_id = id.clone();
     let server = Memo::new(move |_| {
-        svc.servers
-            .list
-            .with(|l| l.iter().find(|s| s.id == list_id).map(|s| (s.resources.clone(), s.templates.clone())))
+        svc.servers.list.with(|l| {
+            l.iter().find(|s| s.id == list_id).map(|s| {
+                let can_subscribe = s
+                    .info
+                    .as_ref()
+                    .and_then(|i| i.capabilities.resources.as_ref())
+                    .is_some_and(|r| r.subscribe == Some(true));
+                (s.resources.clone(), s.templates.clone(), can_subscribe)
+            })
+        })
     });
-    let shown = RwSignal::new(None::<Result<String, McpError>>);
-    let read = move |server: String, uri: String| {
-        let Some(client) = svc.servers.client(&server) else { return };
-        spawn_local(async move {
-            let r = client.read_resource(&uri, &RequestOptions::default()).await.map(|r| {
-                r.contents
-                    .iter()
-                    .map(|c| match (&c.text, &c.blob) {
-                        (Some(t), _) => format!("{}\n{t}", c.uri),
-                        (None, Some(b)) => format!(
-                            "{} ({}): {} bytes of base64",
-                            c.uri,
-                            c.mime_type.clone().unwrap_or_default(),
-                            b.len()
-                        ),
-                        _ => c.uri.clone(),
-                    })
-                    .collect::<Vec<_>>()
-                    .join("\n\n")
+    let reading_id = id.clone();
+    let reading = Memo::new(move |_| {
+        svc.servers.list.with(|l| l.iter().find(|s| s.id == reading_id).and_then(|s| s.reading.clone()))
+    });
+    let subscribed_id = id.clone();
+    let subscribed = move |uri: &str| {
+        svc.servers.list.with(|l| l.iter().any(|s| s.id == subscribed_id && s.subscribed.iter().any(|u| u == uri)))
+    };
+    let shown = move || {
+        reading.get().map(|r| {
+            let updates = (r.updates > 0).then(|| {
+                view! { <p class="muted" role="status">{format!("Re-read after {} update notification(s) from the server.", r.updates)}</p> }
             });
-            shown.set(Some(r));
-        });
+            let body = match r.result {
+                Ok(text) => view! { <Code text=text label="Resource contents"/> }.into_any(),
+                Err(f) => view! { <FailureBox failure=f/> }.into_any(),
+            };
+            view! { {updates}{body} }
+        })
     };
     move || {
-        let Some((resources, templates)) = server.get() else { return view! { <p/> }.into_any() };
+        let Some((resources, templates, can_subscribe)) = server.get() else { return view! { <p/> }.into_any() };
         if resources.is_empty() && templates.is_empty() {
             return view! { <p class="empty">"No resources."</p> }.into_any();
         }
         let id = id.clone();
         let more = resources.len().saturating_sub(SHOWN_RESOURCES);
+        let subscribed = subscribed.clone();
         view! {
             {(more > 0).then(|| view! {
                 <p class="muted">{format!("The first {SHOWN_RESOURCES} of {} resources (all were listed; the timeline has every page).", resources.len())}</p>
@@ -106,12 +111,29 @@ pub fn ResourcesTab(id: String) -> impl IntoView {
             <ul class="items">
                 {resources.into_iter().take(SHOWN_RESOURCES).map(|r| {
                     let (server, uri) = (id.clone(), r.uri.clone());
+                    let (sub_server, sub_uri) = (id.clone(), r.uri.clone());
+                    let is_subscribed = {
+                        let (subscribed, uri) = (subscribed.clone(), r.uri.clone());
+                        move || subscribed(&uri)
+                    };
+                    let label = r.uri.clone();
                     view! {
                         <li class="resource">
                             <span class="name">{r.name.clone()}</span>
                             <code class="uri">{r.uri.clone()}</code>
-                            <button type="button" on:click=move |_| read(server.clone(), uri.clone())
+                            <button type="button" on:click=move |_| svc.read_resource(server.clone(), uri.clone(), false)
                                 aria-label=format!("Read {}", r.uri)>"Read"</button>
+                            {can_subscribe.then(|| {
+                                let pressed = is_subscribed.clone();
+                                view! {
+                                    <button type="button" aria-pressed=move || pressed().to_string()
+                                        aria-label=format!("Subscribe to {label}")
+                                        title="Ask the server for notifications/resources/updated about this resource"
+                                        on:click=move |_| svc.toggle_subscription(sub_server.clone(), sub_uri.clone())>
+                                        {move || if is_subscribed() { "Subscribed" } else { "Subscribe" }}
+                                    </button>
+                                }
+                            })}
                         </li>
                     }
                 }).collect_view()}
@@ -124,7 +146,7 @@ pub fn ResourcesTab(id: String) -> impl IntoView {
                 view! {
                     <form class="template" aria-label=format!("Fill template {}", t.uri_template) on:submit=move |ev: leptos::ev::SubmitEvent| {
                         ev.prevent_default();
-                        read(server.clone(), expand(&template, &values.get_untracked()));
+                        svc.read_resource(server.clone(), expand(&template, &values.get_untracked()), false);
                     }>
                         <code>{t.uri_template.clone()}</code>
                         {vars.into_iter().map(|v| {
@@ -139,10 +161,7 @@ pub fn ResourcesTab(id: String) -> impl IntoView {
                     </form>
                 }
             }).collect_view()}
-            {move || shown.get().map(|r| match r {
-                Ok(text) => view! { <Code text=text label="Resource contents"/> }.into_any(),
-                Err(e) => view! { <FailureBox failure=e.to_failure()/> }.into_any(),
-            })}
+            {shown}
         }
         .into_any()
     }

@@ -75,9 +75,7 @@ fn on_notification(svc: Services, server: &str, note: ServerNotification) {
             }
             svc.refresh(server.to_owned());
         }
-        ServerNotification::ResourceUpdated { uri } => {
-            svc.servers.log(server, "info", format!("resource updated: {uri}"), now)
-        }
+        ServerNotification::ResourceUpdated { uri } => svc.resource_updated(server, uri),
         ServerNotification::Cancelled(c) => {
             svc.servers.log(server, "info", format!("server cancelled its request {}", c.request_id), now)
         }
@@ -94,20 +92,12 @@ impl Services {
         let id = self.servers.next_id();
         let label = if label.trim().is_empty() { String::new() } else { label.trim().to_owned() };
         self.servers.list.update(|l| {
-            l.push(ServerView {
-                id: id.clone(),
-                url: url.trim().to_owned(),
+            l.push(ServerView::new(
+                id.clone(),
+                url.trim().to_owned(),
                 label,
-                header_names: headers.iter().map(|(n, _)| n.clone()).collect(),
-                status: Status::Disconnected,
-                info: None,
-                tools: None,
-                resources: Vec::new(),
-                templates: Vec::new(),
-                prompts: Vec::new(),
-                log: Vec::new(),
-                stream: None,
-            })
+                headers.iter().map(|(n, _)| n.clone()).collect(),
+            ))
         });
         self.servers.save();
         self.connect(id, headers);
@@ -117,22 +107,9 @@ impl Services {
     pub(super) fn restore_servers(&self) {
         for saved in super::servers::Servers::saved() {
             let id = self.servers.next_id();
-            self.servers.list.update(|l| {
-                l.push(ServerView {
-                    id: id.clone(),
-                    url: saved.url.clone(),
-                    label: saved.label.clone(),
-                    header_names: Vec::new(),
-                    status: Status::Disconnected,
-                    info: None,
-                    tools: None,
-                    resources: Vec::new(),
-                    templates: Vec::new(),
-                    prompts: Vec::new(),
-                    log: Vec::new(),
-                    stream: None,
-                })
-            });
+            self.servers
+                .list
+                .update(|l| l.push(ServerView::new(id.clone(), saved.url.clone(), saved.label.clone(), Vec::new())));
             if saved.had_headers {
                 let now = self.now_ms();
                 self.servers.log(
@@ -239,9 +216,11 @@ impl Services {
         let svc = *self;
         let client = self.servers.client(&id);
         self.servers.conns.with_value(|c| c.iter().filter(|c| c.id == id).for_each(|c| c.listen.cancel()));
+        // The client unsubscribes (C-33) before it ends the session.
         self.servers.update(&id, |s| {
             s.status = Status::Disconnected;
             s.stream = None;
+            s.subscribed.clear();
         });
         if let Some(client) = client {
             spawn_local(async move {

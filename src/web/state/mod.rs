@@ -5,6 +5,7 @@ mod chat;
 mod connect;
 mod conversation;
 mod dialogs;
+mod resources;
 mod servers;
 mod settings;
 mod storage;
@@ -12,6 +13,7 @@ mod trace;
 
 pub use chat::{Block, ChatItem, NoticeKind, ToolCall, ToolState};
 pub use dialogs::{Answer, Dialog, DialogKind};
+pub use resources::Reading;
 pub use servers::{LogLine, ServerView, Status};
 pub use settings::SettingsData;
 

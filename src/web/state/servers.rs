@@ -48,6 +48,31 @@ pub struct ServerView {
     pub log: Vec<LogLine>,
     /// Whether the server keeps a GET stream open for its own messages.
     pub stream: Option<String>,
+    /// Resource URIs subscribed to in this session (C-33).
+    pub subscribed: Vec<String>,
+    /// The resource last read by hand, shown in the Resources tab.
+    pub reading: Option<super::Reading>,
+}
+
+impl ServerView {
+    pub fn new(id: String, url: String, label: String, header_names: Vec<String>) -> Self {
+        ServerView {
+            id,
+            url,
+            label,
+            header_names,
+            status: Status::Disconnected,
+            info: None,
+            tools: None,
+            resources: Vec::new(),
+            templates: Vec::new(),
+            prompts: Vec::new(),
+            log: Vec::new(),
+            stream: None,
+            subscribed: Vec::new(),
+            reading: None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
