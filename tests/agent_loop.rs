@@ -588,3 +588,49 @@ async fn a_servers_tools_are_priced_with_count_tokens_a16() {
         .collect();
     assert_eq!(counted, [("/v1/messages/count_tokens".to_owned(), 4), ("/v1/messages/count_tokens".to_owned(), 0)]);
 }
+
+/// breakpoints on the tools, the system prompt and the conversation's last block, so each
+/// request of a turn, and the next turn, reads the prefix the one before wrote. The fake keeps a
+/// prompt cache like the API's (1,024-token minimum, block lookback, markers not part of the key).
+#[tokio::test(flavor = "current_thread")]
+async fn each_request_reads_the_prompt_cache_the_last_one_wrote_a17() {
+    let mut h = Harness::new("sk-cache").await;
+    h.settings.system = format!("You are a careful assistant. {}", "Use the tools when they help. ".repeat(200));
+    h.script(vec![
+        reply(vec![tool_use("calculate", json!({"expression": "6 * 7"}))]),
+        reply(vec![json!({"text": "42."})]),
+        reply(vec![json!({"text": "Still 42."})]),
+    ]);
+    let first = h.ask("What is 6 * 7?", &[]).await;
+    assert_eq!(first.end, TurnEnd::EndTurn);
+    let settings = h.settings.clone();
+    let second = h.ask_with(first.history.clone(), "And again?", &[], &CancelToken::new(), &settings).await;
+    assert_eq!(second.end, TurnEnd::EndTurn);
+
+    let usages: Vec<_> = h
+        .events
+        .borrow()
+        .iter()
+        .filter_map(|e| match e {
+            AgentEvent::Assistant { usage, .. } => Some(usage.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(usages.len(), 3);
+    assert_eq!(usages[0].cache_read_input_tokens, Some(0));
+    assert!(usages[0].cache_creation_input_tokens.unwrap() >= 1024, "{:?}", usages[0]);
+    for pair in usages.windows(2) {
+        let (before, after) = (&pair[0], &pair[1]);
+        let wrote = before.cache_read_input_tokens.unwrap() + before.cache_creation_input_tokens.unwrap();
+        assert_eq!(after.cache_read_input_tokens, Some(wrote), "reads all the last request cached: {usages:?}");
+        assert!(after.cache_creation_input_tokens.unwrap() > 0, "and caches what the conversation added");
+    }
+    // What was sent carries the markers; the history kept for the next turn does not.
+    let sent = h.requests();
+    assert_eq!(sent[2]["system"][0]["cache_control"]["type"], "ephemeral");
+    assert_eq!(sent[2]["tools"].as_array().unwrap().last().unwrap()["cache_control"]["type"], "ephemeral");
+    let last = sent[2]["messages"].as_array().unwrap().last().unwrap();
+    assert_eq!(last["content"].as_array().unwrap().last().unwrap()["cache_control"]["type"], "ephemeral");
+    assert_eq!(sent[2]["messages"].to_string().matches("cache_control").count(), 1);
+    assert!(!serde_json::to_string(&second.history).unwrap().contains("cache_control"));
+}

@@ -65,7 +65,7 @@ fn Item(item: ChatItem) -> impl IntoView {
             <div class="msg user"><span class="who">"You"</span><p class="prose">{text}</p></div>
         }
         .into_any(),
-        ChatItem::Assistant { blocks, demo, .. } => view! {
+        ChatItem::Assistant { blocks, demo, usage, .. } => view! {
             <div class="msg assistant">
                 <span class="who">{if demo { "Demo model" } else { "Claude" }}</span>
                 <For each=move || blocks.get() key=|b| match b { Block::Text { index, .. } | Block::Thinking { index, .. } | Block::Tool { index, .. } => *index } let:block>
@@ -78,6 +78,11 @@ fn Item(item: ChatItem) -> impl IntoView {
                         Block::Tool { call, .. } => view! { <ToolCallView call=call/> }.into_any(),
                     }}
                 </For>
+                {move || usage.get().map(|u| view! {
+                    <p class="usage" title="This answer's usage, as the API reported it: cache read is what the prompt cache served, cache write what this request added to it">
+                        {if demo { format!("{u} (demo estimate)") } else { u }}
+                    </p>
+                })}
             </div>
         }
         .into_any(),

@@ -25,10 +25,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::http::{Chunk, Log, Recorded, Serving, json as json_response, preflight, record, serve, sse};
+use crate::prompt_cache::{PromptCache, Usage};
 
 #[derive(Default)]
 struct Inner {
     scripts: Mutex<HashMap<String, VecDeque<Value>>>,
+    cache: Mutex<PromptCache>,
     log: Log,
     counter: AtomicU64,
 }
@@ -163,9 +165,13 @@ async fn messages(inner: &Arc<Inner>, path: &str, headers: &HeaderMap, body: &[u
         return json_response(200, &json!({ "input_tokens": estimate.max(1) }));
     }
     let key = key.to_owned();
+    let usage = match inner.cache.lock().unwrap().account(&key, &request) {
+        Ok(usage) => usage,
+        Err(message) => return api_error(400, "invalid_request_error", &message, &request_id),
+    };
     let step = inner.scripts.lock().unwrap().get_mut(&key).and_then(VecDeque::pop_front);
     let step = step.unwrap_or(json!({ "reply": { "content": [{ "text": "(fake Claude: nothing scripted)" }] } }));
-    play(&step, &request, &request_id, n)
+    play(&step, &request, &request_id, n, usage)
 }
 
 fn name_ok(name: &str, max: usize, extra: &[char]) -> bool {
@@ -419,7 +425,7 @@ impl Writer {
     }
 }
 
-fn play(step: &Value, request: &Value, request_id: &str, n: u64) -> Response<Body> {
+fn play(step: &Value, request: &Value, request_id: &str, n: u64, usage: Usage) -> Response<Body> {
     if let Some(e) = step.get("error") {
         let status = e["status"].as_u64().unwrap_or(500) as u16;
         let kind = e["type"].as_str().unwrap_or("api_error");
@@ -433,11 +439,16 @@ fn play(step: &Value, request: &Value, request_id: &str, n: u64) -> Response<Bod
         return r;
     }
     let model = request["model"].as_str().unwrap_or("claude-fake").to_owned();
-    let input_tokens = (request["messages"].to_string().len() / 4).max(1) as u64;
+    let usage = json!({
+        "input_tokens": usage.input_tokens.max(1),
+        "cache_creation_input_tokens": usage.cache_creation_input_tokens,
+        "cache_read_input_tokens": usage.cache_read_input_tokens,
+        "output_tokens": 1,
+    });
     let mut w = Writer { chunks: Vec::new(), index: 0, output_tokens: 1, delay: 0 };
     w.push(
         "message_start",
-        json!({ "type": "message_start", "message": { "id": format!("msg_fake_{n:04}"), "type": "message", "role": "assistant", "model": model, "content": [], "stop_reason": null, "stop_sequence": null, "usage": { "input_tokens": input_tokens, "output_tokens": 1 } } }),
+        json!({ "type": "message_start", "message": { "id": format!("msg_fake_{n:04}"), "type": "message", "role": "assistant", "model": model, "content": [], "stop_reason": null, "stop_sequence": null, "usage": usage } }),
     );
     w.push("ping", json!({ "type": "ping" }));
 

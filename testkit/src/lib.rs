@@ -9,6 +9,7 @@
 pub mod fake_claude;
 pub mod http;
 pub mod mcp_faults;
+pub mod prompt_cache;
 pub mod real;
 
 use std::net::TcpListener;

@@ -32,6 +32,11 @@ test("one turn across server-everything, the Python SDK server and a local funct
   await expect(chat.getByText("→ local function get_weather")).toBeVisible();
   await expect(chat.getByText(/Tool results — .*Echo: hello from the loop/)).toBeVisible();
   await expect(chat.getByText("Claude finished its answer (end_turn).")).toBeVisible();
+  // Usage per answer (A-17): the first request wrote the prompt cache, the second read it.
+  const usage = chat.locator(".usage");
+  await expect(usage).toHaveCount(2);
+  await expect(usage.nth(0)).toHaveText(/^tokens — input [\d,]+ · cache write [\d,]+ · output [\d,]+$/);
+  await expect(usage.nth(1)).toHaveText(/^tokens — input [\d,]+ · cache read [\d,]+ · cache write [\d,]+ · output [\d,]+$/);
   await snap(page, "loop-answered");
 
   // What Claude was sent: the merged tools array, then one user message of three results.

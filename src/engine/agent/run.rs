@@ -13,7 +13,7 @@ use super::events::{AgentEvent, TurnEnd, TurnOutcome};
 use super::local::{LocalTool, builtin};
 use super::{content, history, route};
 use crate::engine::cancel::CancelToken;
-use crate::engine::claude::{ClaudeClient, ClaudeError, ClaudeSettings, StreamNews};
+use crate::engine::claude::{ClaudeClient, ClaudeError, ClaudeSettings, StreamNews, caching};
 use crate::engine::layer::{Failure, Layer};
 use crate::engine::mcp::{McpClient, McpError, RequestOptions, ToolList};
 use crate::engine::platform::Platform;
@@ -145,8 +145,8 @@ impl<P: Platform> Agent<P> {
             let request = CreateMessage {
                 model: turn.settings.model.clone(),
                 max_tokens: turn.settings.max_tokens,
-                messages: history.clone(),
-                system: (!turn.settings.system.trim().is_empty()).then(|| Value::String(turn.settings.system.clone())),
+                messages: caching::with_breakpoint(&history),
+                system: caching::system_blocks(&turn.settings.system),
                 tool_choice: if tools.is_empty() { None } else { turn.settings.tool_choice() },
                 tools,
                 stream: true,

@@ -1,6 +1,7 @@
 //! The Claude Messages API client: streaming, retries, token counting (A-01…A-17).
 
 mod accumulate;
+pub mod caching;
 mod client;
 mod error;
 pub mod retry;

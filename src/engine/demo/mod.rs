@@ -22,10 +22,11 @@ fn event(kind: &str, data: Value) -> String {
 }
 
 /// The demo reply as the stream the Messages API would send.
-pub fn stream_events(reply: &Reply, model: &str, id: u64) -> Vec<String> {
+/// `input_tokens` is an estimate (four characters a token), not Claude's tokenizer.
+pub fn stream_events(reply: &Reply, model: &str, id: u64, input_tokens: usize) -> Vec<String> {
     let mut out = vec![event(
         "message_start",
-        json!({"type": "message_start", "message": {"id": format!("msg_demo_{id}"), "type": "message", "role": "assistant", "model": model, "content": [], "stop_reason": null, "usage": {"input_tokens": 0, "output_tokens": 0}}}),
+        json!({"type": "message_start", "message": {"id": format!("msg_demo_{id}"), "type": "message", "role": "assistant", "model": model, "content": [], "stop_reason": null, "usage": {"input_tokens": input_tokens, "output_tokens": 0}}}),
     )];
     out.push(event(
         "content_block_start",
@@ -73,8 +74,8 @@ impl<P: Platform + Clone + 'static> Platform for Demo<P> {
             return Ok(HttpResponse { status: 200, headers: headers.with("content-type", "application/json"), body });
         }
         let reply = respond(&body);
-        let events =
-            stream_events(&reply, body["model"].as_str().unwrap_or("demo"), (self.0.now_ms() as u64) % 100_000);
+        let id = (self.0.now_ms() as u64) % 100_000;
+        let events = stream_events(&reply, body["model"].as_str().unwrap_or("demo"), id, body.to_string().len() / 4);
         // Paced like a real stream so the chat and the timeline visibly fill in.
         let platform = self.0.clone();
         let body = futures::stream::iter(events)

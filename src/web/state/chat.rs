@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::engine::agent::AgentEvent;
+use crate::engine::claude::caching::describe_usage;
 use crate::engine::layer::Failure;
 use crate::engine::mcp::describe_progress;
 use crate::engine::trace::RouteTarget;
@@ -58,6 +59,8 @@ pub enum ChatItem {
         id: u64,
         blocks: RwSignal<Vec<Block>>,
         demo: bool,
+        /// The answer's `usage` in words, once it is complete.
+        usage: RwSignal<Option<String>>,
     },
     Notice {
         id: u64,
@@ -115,11 +118,19 @@ impl Chat {
         })
     }
 
+    fn current_usage(&self) -> Option<RwSignal<Option<String>>> {
+        self.items.with_untracked(|i| match i.last() {
+            Some(ChatItem::Assistant { usage, .. }) => Some(*usage),
+            _ => None,
+        })
+    }
+
     fn new_answer(&self) -> RwSignal<Vec<Block>> {
         let blocks = RwSignal::new(Vec::new());
         let id = self.id();
         let demo = self.demo.get_value();
-        self.items.update(|i| i.push(ChatItem::Assistant { id, blocks, demo }));
+        let usage = RwSignal::new(None);
+        self.items.update(|i| i.push(ChatItem::Assistant { id, blocks, demo, usage }));
         blocks
     }
 
@@ -201,7 +212,10 @@ impl Chat {
                     });
                 }
             }
-            AgentEvent::Assistant { message, .. } => {
+            AgentEvent::Assistant { message, usage, .. } => {
+                if let Some(slot) = self.current_usage() {
+                    slot.set(Some(describe_usage(usage)));
+                }
                 // Give each streamed tool block its id and complete input.
                 if let Some(blocks) = self.current() {
                     let uses: Vec<_> = message.tool_uses().collect();
