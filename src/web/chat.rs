@@ -10,10 +10,11 @@ use crate::engine::trace::RouteTarget;
 /// Chat items drawn by default.
 const RECENT: usize = 60;
 
-const EXAMPLES: [&str; 3] = [
+const EXAMPLES: [&str; 4] = [
     "What's the weather in Tokyo, and what is 17 * 23?",
     "What time is it in Tokyo (UTC offset +09:00)?",
     "Search the notes for \"jsonrpc\" and explain what you find.",
+    "Read the file src/main.ts, and call the flaky service.",
 ];
 
 #[component]

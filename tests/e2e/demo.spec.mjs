@@ -27,3 +27,30 @@ test("the demo model runs the loop with local functions", async ({ page }) => {
   await snap(page, "demo-answered-dark");
   console.expectNone();
 });
+
+test("no key and no server: the demo server shows each layer and the model corrects itself", async ({ page }) => {
+  const console = watchConsole(page);
+  await openApp(page);
+  await page.getByLabel("Demo model (no key)").check();
+  await page.getByRole("button", { name: "Add the demo server" }).click();
+  const card = page.getByRole("article", { name: "demo" });
+  await expect(card.getByText("connected", { exact: true })).toBeVisible();
+  await expect(card.getByText("2025-11-25")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Add the demo server" })).toBeHidden();
+
+  await page.getByRole("button", { name: "Read the file src/main.ts, and call the flaky service." }).click();
+  await ask(page, await page.getByRole("textbox", { name: "Message", exact: true }).inputValue());
+  const chat = page.getByRole("log", { name: "Conversation" });
+  // Pattern 2 (HTTP 200 + JSON-RPC -32602) reaches Claude as is_error; the model retries.
+  await expect(chat.getByText(/path must be absolute, so I'll try again with \/src\/main\.ts/)).toBeVisible();
+  await expect(chat.getByText("demo_read_file said: console.log('hello world');")).toBeVisible();
+  // Pattern 3 (HTTP 504) too.
+  await expect(chat.getByText(/demo_call_flaky_service failed: .*HTTP 504 from the server \(Gateway Timeout: the upstream service did not answer\)/)).toBeVisible();
+
+  // The timeline draws the real JSON-RPC exchange with the server in the page, badge per layer.
+  await expect(page.locator(".tl-lanes")).toContainText("MCP: demo");
+  await expect(await timelineRow(page, /MCP: demo to Loopscope \(client\): error #\d+.*-32602 Invalid params/)).toBeVisible();
+  await expect(await timelineRow(page, /tools\/call #\d+.*HTTP 504/)).toBeVisible();
+  await snap(page, "demo-server-layers");
+  console.expectNone();
+});

@@ -388,9 +388,18 @@ fn mcp_failure_text(label: &str, tool: &str, e: &McpError) -> String {
             "{head}: the server answered with JSON-RPC error {} ({}): {}. Check the arguments against the tool's input schema and try again.",
             err.code.0,
             err.code.name(),
-            err.message
+            err.message.trim_end_matches('.')
         ),
-        McpError::Http { status, .. } => format!("{head}: HTTP {status} from the server. {e}"),
+        McpError::Http { status, body, rpc, .. } => {
+            // What the server said, if anything readable: its JSON-RPC message, or the body's start.
+            let said = match rpc {
+                Some(err) => err.message.clone(),
+                None if !body.trim_start().starts_with('<') => body.trim().chars().take(200).collect(),
+                None => String::new(),
+            };
+            let said = if said.is_empty() { String::new() } else { format!(" ({})", said.trim_end_matches('.')) };
+            format!("{head}: HTTP {status} from the server{said}. The tool is unavailable right now.")
+        }
         McpError::Network { .. } => {
             format!("{head}: the server could not be reached ({e}). The tool is unavailable right now.")
         }

@@ -1,10 +1,13 @@
 //! Demo mode: a `Platform` that answers Messages requests to `demo://loopscope` with the
-//! scripted demo model, as a real event stream, and passes every other request through. With
-//! it, the loop runs for real (tools, MCP servers, routing, results) without an API key.
+//! scripted demo model, as a real event stream, and MCP requests to `demo://notebook/mcp` with
+//! the demo MCP server, and passes every other request through. With it, the loop runs for real
+//! (tools, MCP, routing, results) without an API key and without a server.
 
 mod model;
+mod server;
 
 pub use model::{Reply, respond};
+pub use server::{DEMO_SERVER_URL, DemoServer};
 
 use futures::StreamExt;
 use serde_json::{Value, json};
@@ -15,7 +18,16 @@ pub const DEMO_BASE_URL: &str = "demo://loopscope";
 
 /// Wraps the real platform; only `demo://` requests are answered here.
 #[derive(Clone, Debug, Default)]
-pub struct Demo<P>(pub P);
+pub struct Demo<P> {
+    pub inner: P,
+    server: std::rc::Rc<DemoServer>,
+}
+
+impl<P> Demo<P> {
+    pub fn new(inner: P) -> Self {
+        Demo { inner, server: Default::default() }
+    }
+}
 
 fn event(kind: &str, data: Value) -> String {
     format!("event: {kind}\ndata: {data}\n\n")
@@ -63,10 +75,31 @@ pub fn stream_events(reply: &Reply, model: &str, id: u64, input_tokens: usize) -
 impl<P: Platform + Clone + 'static> Platform for Demo<P> {
     async fn send(&self, request: HttpRequest) -> Result<HttpResponse, NetworkError> {
         if !request.url.starts_with("demo://") {
-            return self.0.send(request).await;
+            return self.inner.send(request).await;
+        }
+        if request.url == DEMO_SERVER_URL {
+            let answer = self.server.handle(request.method, &request.headers, request.body.as_deref());
+            let platform = self.inner.clone();
+            let body = futures::stream::iter(answer.chunks)
+                .then(move |(delay, chunk)| {
+                    let platform = platform.clone();
+                    async move {
+                        if delay > 0 {
+                            platform.sleep(delay).await;
+                        }
+                        Ok(chunk.into_bytes())
+                    }
+                })
+                .boxed_local();
+            return Ok(HttpResponse { status: answer.status, headers: answer.headers, body });
+        }
+        if !request.url.starts_with(DEMO_BASE_URL) {
+            let text = format!("Nothing here: the page answers only {DEMO_BASE_URL} and {DEMO_SERVER_URL}");
+            let body = futures::stream::once(async move { Ok(text.into_bytes()) }).boxed_local();
+            return Ok(HttpResponse { status: 404, headers: Headers::new().with("content-type", "text/plain"), body });
         }
         let body: Value = serde_json::from_str(request.body.as_deref().unwrap_or("{}")).unwrap_or(Value::Null);
-        let headers = Headers::new().with("request-id", format!("req_demo_{}", (self.0.random() * 1e9) as u64));
+        let headers = Headers::new().with("request-id", format!("req_demo_{}", (self.inner.random() * 1e9) as u64));
         if request.url.ends_with("/count_tokens") {
             let tokens = body.to_string().len() / 4;
             let text = json!({"input_tokens": tokens}).to_string();
@@ -74,10 +107,10 @@ impl<P: Platform + Clone + 'static> Platform for Demo<P> {
             return Ok(HttpResponse { status: 200, headers: headers.with("content-type", "application/json"), body });
         }
         let reply = respond(&body);
-        let id = (self.0.now_ms() as u64) % 100_000;
+        let id = (self.inner.now_ms() as u64) % 100_000;
         let events = stream_events(&reply, body["model"].as_str().unwrap_or("demo"), id, body.to_string().len() / 4);
         // Paced like a real stream so the chat and the timeline visibly fill in.
-        let platform = self.0.clone();
+        let platform = self.inner.clone();
         let body = futures::stream::iter(events)
             .then(move |e| {
                 let platform = platform.clone();
@@ -91,14 +124,14 @@ impl<P: Platform + Clone + 'static> Platform for Demo<P> {
     }
 
     fn now_ms(&self) -> f64 {
-        self.0.now_ms()
+        self.inner.now_ms()
     }
 
     async fn sleep(&self, ms: u64) {
-        self.0.sleep(ms).await
+        self.inner.sleep(ms).await
     }
 
     fn random(&self) -> f64 {
-        self.0.random()
+        self.inner.random()
     }
 }

@@ -86,6 +86,18 @@ fn quoted(q: &str) -> Option<String> {
     Some(rest[..end].to_owned())
 }
 
+/// A file path in a question: a word with a slash, or a name with an extension ("main.ts").
+fn path(q: &str) -> Option<String> {
+    q.split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !(c.is_alphanumeric() || "/._-".contains(c))).trim_end_matches('.'))
+        .find(|w| {
+            w.contains('/')
+                || w.split_once('.')
+                    .is_some_and(|(a, b)| !a.is_empty() && b.chars().all(char::is_alphanumeric) && !b.is_empty())
+        })
+        .map(str::to_owned)
+}
+
 fn numbers(q: &str) -> Vec<f64> {
     q.split(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-')).filter_map(|t| t.parse().ok()).collect()
 }
@@ -110,6 +122,7 @@ fn arguments(schema: &Value, q: &str) -> Option<Value> {
             }
             "boolean" => None,
             _ if lname.contains("expr") => expression(q).map(Value::from),
+            _ if lname.contains("path") || lname.contains("file") => path(q).map(Value::from),
             _ if ["city", "location", "place"].iter().any(|k| lname.contains(k)) => place(q).map(Value::from),
             _ if lname.contains("offset") || lname.contains("zone") => None,
             _ => Some(Value::from(quoted(q).unwrap_or_else(|| q.trim().to_owned()))),
@@ -190,6 +203,38 @@ pub fn respond(request: &Value) -> Reply {
     }
 }
 
+fn result_text(r: &Value) -> String {
+    match &r["content"] {
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items
+            .iter()
+            .map(|i| {
+                i["text"]
+                    .as_str()
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| format!("[{}]", i["type"].as_str().unwrap_or("?")))
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => String::new(),
+    }
+}
+
+/// The article's self-correction: a server said the path must be absolute, so call again with
+/// one. Only for calls whose path was relative, so it cannot loop.
+/// Returns (tool_use id, tool, corrected input).
+fn corrections(uses: &[Value], results: &[&Value]) -> Vec<(Value, String, Value)> {
+    results
+        .iter()
+        .filter(|r| r["is_error"] == true && result_text(r).contains("must be an absolute"))
+        .filter_map(|r| uses.iter().find(|u| u["id"] == r["tool_use_id"]))
+        .filter_map(|u| {
+            let path = u["input"]["path"].as_str().filter(|p| !p.starts_with('/'))?;
+            Some((u["id"].clone(), u["name"].as_str()?.to_owned(), json!({ "path": format!("/{path}") })))
+        })
+        .collect()
+}
+
 fn answer_from_results(messages: &[Value], results: &[&Value]) -> Reply {
     let uses: Vec<Value> = messages
         .iter()
@@ -197,26 +242,28 @@ fn answer_from_results(messages: &[Value], results: &[&Value]) -> Reply {
         .find(|m| m["role"] == "assistant")
         .and_then(|m| m["content"].as_array().cloned())
         .unwrap_or_default();
-    let mut lines = vec!["(Demo model, not Claude.) Here is what the tools returned:".to_owned()];
+    let retry = corrections(&uses, results);
+    let mut lines = vec![if retry.is_empty() {
+        "(Demo model, not Claude.) Here is what the tools returned:".to_owned()
+    } else {
+        let paths: Vec<&str> = retry.iter().filter_map(|(_, _, a)| a["path"].as_str()).collect();
+        format!(
+            "(Demo model, not Claude.) The server answered that the path must be absolute, so I'll try again with {}.",
+            paths.join(" and ")
+        )
+    }];
     for r in results {
-        let id = r["tool_use_id"].as_str().unwrap_or("");
-        let name = uses.iter().find(|u| u["id"] == id).and_then(|u| u["name"].as_str()).unwrap_or("a tool");
-        let text = match &r["content"] {
-            Value::String(s) => s.clone(),
-            Value::Array(items) => items
-                .iter()
-                .map(|i| {
-                    i["text"]
-                        .as_str()
-                        .map(str::to_owned)
-                        .unwrap_or_else(|| format!("[{}]", i["type"].as_str().unwrap_or("?")))
-                })
-                .collect::<Vec<_>>()
-                .join(" "),
-            _ => String::new(),
-        };
+        if retry.iter().any(|(id, _, _)| *id == r["tool_use_id"]) {
+            continue;
+        }
+        let name =
+            uses.iter().find(|u| u["id"] == r["tool_use_id"]).and_then(|u| u["name"].as_str()).unwrap_or("a tool");
         let verb = if r["is_error"] == true { "failed" } else { "said" };
-        lines.push(format!("- {name} {verb}: {text}"));
+        lines.push(format!("- {name} {verb}: {}", result_text(r)));
+    }
+    if !retry.is_empty() {
+        let calls = retry.into_iter().map(|(_, name, input)| (name, input)).collect();
+        return Reply { text: lines.join("\n"), calls, stop_reason: "tool_use" };
     }
     Reply { text: lines.join("\n"), calls: Vec::new(), stop_reason: "end_turn" }
 }
@@ -248,6 +295,25 @@ mod tests {
         assert_eq!(r.calls, [("notes_search_notes".to_owned(), json!({"query": "jsonrpc"}))]);
         let r = ask("What time is it?");
         assert_eq!(r.calls[0].0, "get_current_time");
+    }
+
+    #[test]
+    fn a_relative_path_refused_by_the_server_is_retried_once_as_absolute() {
+        let tools = json!([{"name": "demo_read_file", "description": "Read a file", "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}]);
+        let asked =
+            respond(&json!({"messages": [{"role": "user", "content": "Read the file src/main.ts."}], "tools": tools}));
+        assert_eq!(asked.calls, [("demo_read_file".to_owned(), json!({"path": "src/main.ts"}))]);
+        let refused = |path: &str| {
+            json!({"messages": [
+            {"role": "user", "content": "Read the file src/main.ts."},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "demo_read_file", "input": {"path": path}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "is_error": true,
+                "content": "JSON-RPC error -32602: Invalid params: 'path' must be an absolute string."}]}
+        ], "tools": tools})
+        };
+        let retry = respond(&refused("src/main.ts"));
+        assert_eq!(retry.calls, [("demo_read_file".to_owned(), json!({"path": "/src/main.ts"}))]);
+        assert_eq!(respond(&refused("/src/main.ts")).stop_reason, "end_turn", "no second retry");
     }
 
     #[test]

@@ -8,6 +8,7 @@ mod tools;
 use leptos::prelude::*;
 
 use super::state::use_services;
+use crate::engine::demo::DEMO_SERVER_URL;
 
 /// "Name: value" lines → header pairs; a line without a colon is reported.
 fn parse_headers(text: &str) -> Result<Vec<(String, String)>, String> {
@@ -57,6 +58,7 @@ pub fn ServersPanel() -> impl IntoView {
         }
     };
     let ids = move || svc.servers.list.with(|l| l.iter().map(|s| s.id.clone()).collect::<Vec<_>>());
+    let has_demo = move || svc.servers.list.with(|l| l.iter().any(|s| s.url == DEMO_SERVER_URL));
 
     view! {
         <section id="servers" class="panel" aria-labelledby="servers-title">
@@ -84,6 +86,14 @@ pub fn ServersPanel() -> impl IntoView {
                 <button type="submit" class="primary">"Connect"</button>
                 {move || error.get().map(|e| view! { <p class="form-error" role="alert">{e}</p> })}
             </form>
+            <Show when=move || !has_demo()>
+                <p class="demo-server">
+                    <button type="button" on:click=move |_| svc.add_server(DEMO_SERVER_URL.into(), "demo".into(), Vec::new())>
+                        "Add the demo server"
+                    </button>
+                    <span class="hint">" No server at hand? A small MCP server that runs in this page, with a tool for each outcome: a result, a JSON-RPC error, isError and HTTP 504."</span>
+                </p>
+            </Show>
             <ul class="server-list" aria-label="Connected servers">
                 <li><card::LocalCard/></li>
                 <For each=ids key=|id| id.clone() let:id>

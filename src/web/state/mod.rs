@@ -49,7 +49,7 @@ impl Services {
     /// Creates the services and provides them to the component tree.
     pub fn provide() -> Self {
         let trace = trace::Trace::new();
-        let platform = Rc::new(Demo(Browser));
+        let platform = Rc::new(Demo::new(Browser));
         let clock = platform.clone();
         let tracer = Tracer::new(move || crate::engine::platform::Platform::now_ms(&*clock), move |e| trace.push(e));
         let agent = Rc::new(Agent::new(platform.clone(), tracer.clone()));
