@@ -4,11 +4,11 @@ import { readdirSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { join, extname } from "node:path";
 import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 
-// Gzip budget for everything the page downloads: a ratchet at the size measured when the full
-// playground landed (lower it whenever the app shrinks; never raise it silently). The target set
+// Gzip budget for everything the page downloads: a ratchet (lower it whenever the app shrinks;
+// raise it only for a feature whose cost is recorded in docs/size.md, never silently). The target set
 // in issue 2 is 250 KB (MCP Inspector's client is 290 KB): see docs/size.md for the measurements,
 // what was tried, and what stands between us and the target.
-const BUDGET_GZIP = 440_000;
+const BUDGET_GZIP = 450_000;
 const TARGET_GZIP = 250_000;
 
 const dir = process.argv[2] ?? "dist";

@@ -67,33 +67,37 @@ fn text_result(text: impl Into<String>, is_error: bool) -> Value {
     json!({ "content": [{ "type": "text", "text": text.into() }], "isError": is_error })
 }
 
-fn tools() -> Value {
-    json!([
-        {
-            "name": "search_notes",
-            "title": "Search notes",
-            "description": "Search the notebook about MCP. Returns every note whose id or text contains the query.",
-            "inputSchema": { "type": "object", "properties": { "query": { "type": "string", "description": "Words to look for" } }, "required": ["query"] }
-        },
-        {
-            "name": "read_file",
-            "title": "Read a file",
-            "description": "Read a file of the demo project. The path must be absolute (start with /).",
-            "inputSchema": { "type": "object", "properties": { "path": { "type": "string", "description": "Absolute path, e.g. /src/main.ts" } }, "required": ["path"] }
-        },
-        {
-            "name": "call_flaky_service",
-            "title": "Call the flaky service",
-            "description": "Call an upstream service that is down: the server answers HTTP 504 Gateway Timeout.",
-            "inputSchema": { "type": "object", "properties": {} }
-        },
-        {
-            "name": "count_slowly",
-            "title": "Count slowly",
-            "description": "Count to a number, reporting progress after each step (an SSE response).",
-            "inputSchema": { "type": "object", "properties": { "steps": { "type": "integer", "minimum": 1, "maximum": 10, "default": 3 } } }
-        }
-    ])
+// The server's fixed answers as JSON text: parsed when asked, far smaller in the wasm than the
+// code `json!` would generate for them.
+const TOOLS: &str = r#"[
+  {"name": "search_notes", "title": "Search notes",
+   "description": "Search the notebook about MCP. Returns every note whose id or text contains the query.",
+   "inputSchema": {"type": "object", "properties": {"query": {"type": "string", "description": "Words to look for"}}, "required": ["query"]}},
+  {"name": "read_file", "title": "Read a file",
+   "description": "Read a file of the demo project. The path must be absolute (start with /).",
+   "inputSchema": {"type": "object", "properties": {"path": {"type": "string", "description": "Absolute path, e.g. /src/main.ts"}}, "required": ["path"]}},
+  {"name": "call_flaky_service", "title": "Call the flaky service",
+   "description": "Call an upstream service that is down: the server answers HTTP 504 Gateway Timeout.",
+   "inputSchema": {"type": "object", "properties": {}}},
+  {"name": "count_slowly", "title": "Count slowly",
+   "description": "Count to a number, reporting progress after each step (an SSE response).",
+   "inputSchema": {"type": "object", "properties": {"steps": {"type": "integer", "minimum": 1, "maximum": 10, "default": 3}}}}
+]"#;
+
+const RESOURCES: &str = r#"{"resources": [{"uri": "notes://index", "name": "index", "description": "The ids of every note", "mimeType": "text/plain"}]}"#;
+
+const TEMPLATES: &str = r#"{"resourceTemplates": [{"uriTemplate": "notes://{id}", "name": "note", "description": "One note by id", "mimeType": "text/plain"}]}"#;
+
+const PROMPTS: &str = r#"{"prompts": [{"name": "explain", "description": "Ask for an explanation of a topic from the notebook", "arguments": [{"name": "topic", "required": true}]}]}"#;
+
+const INITIALIZED: &str = r#"{
+  "capabilities": {"tools": {}, "resources": {}, "prompts": {}},
+  "serverInfo": {"name": "loopscope-demo-server", "title": "Demo MCP server (in this page)", "version": "1"},
+  "instructions": "A demo MCP server that runs inside this page. search_notes answers; read_file wants an absolute path (a relative one gets JSON-RPC error -32602); call_flaky_service answers HTTP 504; count_slowly streams progress."
+}"#;
+
+fn fixed(text: &str) -> Value {
+    serde_json::from_str(text).expect("the demo server's fixed JSON is valid")
 }
 
 /// The server's state: its sessions.
@@ -148,30 +152,12 @@ impl DemoServer {
         let params = message.get("params").cloned().unwrap_or(Value::Null);
         match method {
             "ping" => Answer::json(200, result(&id, json!({}))),
-            "tools/list" => Answer::json(200, result(&id, json!({ "tools": tools() }))),
+            "tools/list" => Answer::json(200, result(&id, json!({ "tools": fixed(TOOLS) }))),
             "tools/call" => self.call(&id, &params),
-            "resources/list" => Answer::json(
-                200,
-                result(
-                    &id,
-                    json!({ "resources": [{ "uri": "notes://index", "name": "index", "description": "The ids of every note", "mimeType": "text/plain" }] }),
-                ),
-            ),
-            "resources/templates/list" => Answer::json(
-                200,
-                result(
-                    &id,
-                    json!({ "resourceTemplates": [{ "uriTemplate": "notes://{id}", "name": "note", "description": "One note by id", "mimeType": "text/plain" }] }),
-                ),
-            ),
+            "resources/list" => Answer::json(200, result(&id, fixed(RESOURCES))),
+            "resources/templates/list" => Answer::json(200, result(&id, fixed(TEMPLATES))),
             "resources/read" => self.read(&id, params["uri"].as_str().unwrap_or("")),
-            "prompts/list" => Answer::json(
-                200,
-                result(
-                    &id,
-                    json!({ "prompts": [{ "name": "explain", "description": "Ask for an explanation of a topic from the notebook", "arguments": [{ "name": "topic", "required": true }] }] }),
-                ),
-            ),
+            "prompts/list" => Answer::json(200, result(&id, fixed(PROMPTS))),
             "prompts/get" => {
                 let topic = params["arguments"]["topic"].as_str().unwrap_or("MCP");
                 Answer::json(
@@ -194,18 +180,9 @@ impl DemoServer {
         self.next.set(n);
         let session = format!("demo-session-{n}");
         self.sessions.borrow_mut().push(session.clone());
-        let mut a = Answer::json(
-            200,
-            result(
-                &id,
-                json!({
-                    "protocolVersion": version,
-                    "capabilities": { "tools": {}, "resources": {}, "prompts": {} },
-                    "serverInfo": { "name": "loopscope-demo-server", "title": "Demo MCP server (in this page)", "version": env!("CARGO_PKG_VERSION") },
-                    "instructions": "A demo MCP server that runs inside this page. search_notes answers; read_file wants an absolute path (a relative one gets JSON-RPC error -32602); call_flaky_service answers HTTP 504; count_slowly streams progress."
-                }),
-            ),
-        );
+        let mut answer = fixed(INITIALIZED);
+        answer["protocolVersion"] = json!(version);
+        let mut a = Answer::json(200, result(&id, answer));
         a.headers.set("mcp-session-id", session);
         a
     }
