@@ -20,7 +20,7 @@ fn main() {
     use loopscope::engine::cancel::CancelToken;
     use loopscope::engine::claude::ClaudeSettings;
     use loopscope::engine::mcp::{Handlers, McpClient, ServerConfig};
-    use loopscope::engine::trace::{Peer, TraceKind};
+    use loopscope::engine::timeline::step_overhead;
     use loopscope::protocol::claude::Message;
     use serde_json::json;
     use std::rc::Rc;
@@ -52,25 +52,9 @@ fn main() {
             let turn =
                 Turn { settings: &settings, servers: &servers, cancel: &cancel, max_iterations: 4, approve: None };
             agent.run(Vec::new(), Message::user_text("go"), &turn, Rc::new(|_| {})).await;
-            let events = trace.borrow();
-            // The Claude exchange that carried the tool_use, and the MCP exchange of tools/call.
-            let link = events.iter().position(|e| matches!(e.kind, TraceKind::RpcLink { .. })).unwrap();
-            let last_sse_before = events[..link]
-                .iter()
-                .rev()
-                .find(|e| e.peer == Peer::Claude && matches!(e.kind, TraceKind::SseEvent { .. }))
-                .unwrap();
-            let post = events[link..].iter().find(|e| matches!(e.kind, TraceKind::HttpRequest { .. })).unwrap();
-            let reply = events[link..]
-                .iter()
-                .find(|e| matches!(&e.kind, TraceKind::Rpc { message, .. } if message.get("result").is_some()))
-                .unwrap();
-            let next = events[link..]
-                .iter()
-                .find(|e| e.peer == Peer::Claude && matches!(e.kind, TraceKind::HttpRequest { .. }))
-                .unwrap();
-            to_mcp.push(post.at_ms - last_sse_before.at_ms);
-            to_claude.push(next.at_ms - reply.at_ms);
+            let step = step_overhead(&trace.borrow()).expect("one routed MCP call in the trace");
+            to_mcp.push(step.to_mcp_ms);
+            to_claude.push(step.to_claude_ms);
         }
         let median = |mut v: Vec<f64>| {
             v.sort_by(|a, b| a.partial_cmp(b).unwrap());

@@ -569,6 +569,10 @@ async fn the_trace_links_tool_use_json_rpc_and_tool_result() {
     assert!(trace.iter().any(
         |e| matches!(&e.kind, TraceKind::ToolResult { tool_use_id: t, is_error: false, .. } if *t == tool_use_id)
     ));
+    // The same links give the client's overhead per step (what `cargo bench --bench agent` reports).
+    let step = loopscope::engine::timeline::step_overhead(&trace).expect("a complete step");
+    assert!(step.to_mcp_ms >= 0.0 && step.to_claude_ms >= 0.0, "{step:?}");
+    assert!(step.to_mcp_ms < 1000.0 && step.to_claude_ms < 1000.0, "{step:?}");
 }
 
 #[tokio::test(flavor = "current_thread")]

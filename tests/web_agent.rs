@@ -8,7 +8,8 @@ use loopscope::engine::cancel::CancelToken;
 use loopscope::engine::claude::ClaudeSettings;
 use loopscope::engine::mcp::{Handlers, McpClient, ServerConfig};
 use loopscope::engine::platform::{Headers, HttpRequest, Method, Platform};
-use loopscope::engine::trace::{Peer, TraceEvent, TraceKind, Tracer};
+use loopscope::engine::timeline::step_overhead;
+use loopscope::engine::trace::{TraceEvent, Tracer};
 use loopscope::protocol::claude::Message;
 use loopscope::web::platform::Browser;
 use serde_json::{Value, json};
@@ -111,24 +112,9 @@ async fn per_step_overhead_in_the_browser() {
         let turn = Turn { settings: &settings, servers: &servers, cancel: &cancel, max_iterations: 4, approve: None };
         let out = agent.run(Vec::new(), Message::user_text("go"), &turn, Rc::new(|_| {})).await;
         assert_eq!(out.end, TurnEnd::EndTurn);
-        let events = trace.borrow();
-        let link = events.iter().position(|e| matches!(e.kind, TraceKind::RpcLink { .. })).unwrap();
-        let sse = events[..link]
-            .iter()
-            .rev()
-            .find(|e| e.peer == Peer::Claude && matches!(e.kind, TraceKind::SseEvent { .. }))
-            .unwrap();
-        let post = events[link..].iter().find(|e| matches!(e.kind, TraceKind::HttpRequest { .. })).unwrap();
-        let reply = events[link..]
-            .iter()
-            .find(|e| matches!(&e.kind, TraceKind::Rpc { message, .. } if message.get("result").is_some()))
-            .unwrap();
-        let next = events[link..]
-            .iter()
-            .find(|e| e.peer == Peer::Claude && matches!(e.kind, TraceKind::HttpRequest { .. }))
-            .unwrap();
-        to_mcp.push(post.at_ms - sse.at_ms);
-        to_claude.push(next.at_ms - reply.at_ms);
+        let step = step_overhead(&trace.borrow()).expect("one routed MCP call in the trace");
+        to_mcp.push(step.to_mcp_ms);
+        to_claude.push(step.to_claude_ms);
     }
     to_mcp.sort_by(|a, b| a.partial_cmp(b).unwrap());
     to_claude.sort_by(|a, b| a.partial_cmp(b).unwrap());

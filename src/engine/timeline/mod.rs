@@ -2,9 +2,11 @@
 //! arrows between lanes (user, the page, Claude, local functions, each MCP server), grouped in
 //! the four phases. Pure logic, so the projection is tested natively; the page only draws it.
 
+mod overhead;
 mod rows;
 mod story;
 
+pub use overhead::{StepOverhead, step_overhead};
 pub use rows::{Badge, BadgeKind, Lane, Row, RowKind, Timeline};
 pub use story::{Step, ToolStory, tool_story};
 
