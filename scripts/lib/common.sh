@@ -8,7 +8,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 TOOLS="$ROOT/.tools"          # project-local tools (npm binaryen); git-ignored
 export PATH="$HOME/.cargo/bin:$TOOLS/binaryen/node_modules/.bin:$PATH"
 
-step() { printf '\033[1;34m==>\033[0m %s\n' "$*" >&2; }
+# Each step says when it started (seconds since the script began), so slow layers show.
+step() { printf '\033[1;34m==>\033[0m [%3d s] %s\n' "$SECONDS" "$*" >&2; }
 info() { printf '    %s\n' "$*" >&2; }
 die() { printf '\033[1;31merror:\033[0m %s\n' "$*" >&2; exit 1; }
 
