@@ -44,6 +44,7 @@ test("no key and no server: the demo server shows each layer and the model corre
   // Pattern 2 (HTTP 200 + JSON-RPC -32602) reaches Claude as is_error; the model retries.
   await expect(chat.getByText(/path must be absolute, so I'll try again with \/src\/main\.ts/)).toBeVisible();
   await expect(chat.getByText("demo_read_file said: console.log('hello world');")).toBeVisible();
+  await expect(chat.getByText("The demo model finished its answer (end_turn).")).toBeVisible();
   // Pattern 3 (HTTP 504) too.
   await expect(chat.getByText(/demo_call_flaky_service failed: .*HTTP 504 from the server \(Gateway Timeout: the upstream service did not answer\)/)).toBeVisible();
 

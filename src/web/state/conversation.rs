@@ -121,7 +121,12 @@ impl Conversation {
                 _ => (NoticeKind::Warning, None),
             };
             this.can_retry.set(!matches!(outcome.end, TurnEnd::EndTurn | TurnEnd::StopSequence { .. }));
-            svc.chat.notice(kind, outcome.end.explain(), hint);
+            let mut text = outcome.end.explain();
+            if data.demo && text.starts_with("Claude ") {
+                // The demo model is not Claude, and the page never says it is.
+                text = text.replacen("Claude", "The demo model", 1);
+            }
+            svc.chat.notice(kind, text, hint);
             this.running.set(false);
         });
     }
