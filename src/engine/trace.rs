@@ -133,6 +133,8 @@ pub enum TraceKind {
         request_id: Option<String>,
         elapsed_ms: f64,
         failure: Option<Failure>,
+        /// What failed, in a badge's words: "HTTP 429", "stream error" (after HTTP 200).
+        badge: Option<String>,
     },
     /// The start of one of the four phases of the loop, in iteration `iteration` (from 1).
     Phase {
@@ -313,11 +315,12 @@ impl Tracer {
                 failure: failure.map(|f| Failure { message: self.mask(&f.message), ..f }),
             },
             Note { text } => Note { text: self.mask(&text) },
-            ApiOutcome { exchange, attempt, request_id, elapsed_ms, failure } => ApiOutcome {
+            ApiOutcome { exchange, attempt, request_id, elapsed_ms, failure, badge } => ApiOutcome {
                 exchange,
                 attempt,
                 request_id,
                 elapsed_ms,
+                badge,
                 failure: failure.map(|f| Failure { message: self.mask(&f.message), ..f }),
             },
             UserMessage { text } => UserMessage { text: self.mask(&text) },

@@ -16,6 +16,18 @@ pub fn pretty_text(s: &str) -> String {
     serde_json::from_str::<Value>(s).map(|v| pretty(&v)).unwrap_or_else(|_| s.to_owned())
 }
 
+/// The ▸/▾ button that shows or hides a card's body; its name says which ("Show details").
+#[component]
+pub fn Disclosure(open: RwSignal<bool>, what: &'static str) -> impl IntoView {
+    view! {
+        <button type="button" class="icon" aria-expanded=move || open.get().to_string()
+            aria-label=move || format!("{} {what}", if open.get() { "Hide" } else { "Show" })
+            on:click=move |_| open.update(|o| *o = !*o)>
+            {move || if open.get() { "▾" } else { "▸" }}
+        </button>
+    }
+}
+
 /// A code block with a label for screen readers.
 #[component]
 pub fn Code(#[prop(into)] text: Signal<String>, #[prop(into, optional)] label: String) -> impl IntoView {

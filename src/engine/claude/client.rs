@@ -265,6 +265,7 @@ impl<P: Platform> ClaudeClient<P> {
                 request_id: request_id.or_else(|| error.and_then(|e| e.request_id().map(str::to_owned))),
                 elapsed_ms: self.platform.now_ms() - started,
                 failure: error.map(ClaudeError::to_failure),
+                badge: error.map(ClaudeError::badge),
             },
         );
     }

@@ -34,6 +34,15 @@ impl ClaudeError {
         }
     }
 
+    /// What failed, in a timeline badge's words: "HTTP 429", "stream error", or the layer.
+    pub fn badge(&self) -> String {
+        match self {
+            ClaudeError::Api { status, .. } => format!("HTTP {status}"),
+            ClaudeError::Stream { .. } => "stream error".into(),
+            other => other.layer().label().into(),
+        }
+    }
+
     pub fn request_id(&self) -> Option<&str> {
         match self {
             ClaudeError::Api { request_id, .. } | ClaudeError::Stream { request_id, .. } => request_id.as_deref(),

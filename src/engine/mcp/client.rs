@@ -194,8 +194,7 @@ impl<P: Platform> McpClient<P> {
         let subscribed = std::mem::take(&mut *self.subscriptions.borrow_mut());
         if self.is_connected() {
             for uri in subscribed {
-                let params = Some(json!({ "uri": uri }));
-                let _ = self.request(method::RESOURCES_UNSUBSCRIBE, params, &RequestOptions::default()).await;
+                let _ = self.unsubscribe(&uri).await;
             }
         }
         let result = if self.is_connected() { self.delete_session().await } else { Ok(()) };

@@ -4,7 +4,7 @@
 use serde_json::Value;
 use std::collections::HashMap;
 
-use crate::engine::layer::{Failure, Layer};
+use crate::engine::layer::Layer;
 use crate::engine::trace::{Direction, Peer, RouteTarget, TraceEvent, TraceKind};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -312,7 +312,7 @@ impl Timeline {
                 self.badge(row, BadgeKind::Network, "network", true);
                 Some(row)
             }
-            TraceKind::ApiOutcome { exchange, request_id, elapsed_ms, failure, .. } => {
+            TraceKind::ApiOutcome { exchange, request_id, elapsed_ms, failure, badge, .. } => {
                 let (req, _) = self.exchanges.get(exchange).copied().unwrap_or((None, None));
                 let req = req?;
                 self.attach(req, e.seq);
@@ -324,7 +324,8 @@ impl Timeline {
                     }
                 }
                 if let Some(f) = failure {
-                    self.badge(req, badge_of(f.layer), api_badge(f), true);
+                    let text = badge.clone().unwrap_or_else(|| f.layer.label().into());
+                    self.badge(req, badge_of(f.layer), text, true);
                 }
                 Some(req)
             }
@@ -468,18 +469,6 @@ impl Timeline {
             self.badge(row, BadgeKind::ToolError, "isError", true);
         }
         Some(row)
-    }
-}
-
-/// What a failed Claude API attempt's badge says: "HTTP 429", "stream error" (an `error` event
-/// after HTTP 200), or the layer's name.
-fn api_badge(f: &Failure) -> String {
-    if f.message.starts_with("stream error") {
-        return "stream error".into();
-    }
-    match f.message.strip_prefix("HTTP ").and_then(|rest| rest.split(' ').next()) {
-        Some(status) if f.layer == Layer::Http && status.parse::<u16>().is_ok() => format!("HTTP {status}"),
-        _ => f.layer.label().into(),
     }
 }
 

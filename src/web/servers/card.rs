@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use super::explore::{LogTab, PromptsTab, ResourcesTab};
 use super::tools::{LocalTools, ToolsTab};
 use crate::web::state::{Status, use_services};
-use crate::web::widgets::FailureBox;
+use crate::web::widgets::{Disclosure, FailureBox};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Tab {
@@ -39,11 +39,7 @@ pub fn ServerCard(id: String) -> impl IntoView {
                     aria-hidden="true"></span>
                 <h3 id=title_id>{move || server.with(|s| s.as_ref().map(|s| if s.label.is_empty() { s.url.clone() } else { s.label.clone() }))}</h3>
                 <span class="status">{status_text}</span>
-                <button type="button" class="icon" aria-expanded=move || open.get().to_string()
-                    aria-label=move || format!("{} details", if open.get() { "Hide" } else { "Show" })
-                    on:click=move |_| open.update(|o| *o = !*o)>
-                    {move || if open.get() { "▾" } else { "▸" }}
-                </button>
+                <Disclosure open=open what="details"/>
             </header>
             <p class="server-url">{move || server.with(|s| s.as_ref().map(|s| s.url.clone()))}</p>
             {move || server.get().and_then(|s| match s.status {
@@ -107,11 +103,7 @@ pub fn LocalCard() -> impl IntoView {
                 <span class="dot connected" aria-hidden="true"></span>
                 <h3 id="local-title">"Local functions"</h3>
                 <span class="status">"in this page"</span>
-                <button type="button" class="icon" aria-expanded=move || open.get().to_string()
-                    aria-label=move || format!("{} local functions", if open.get() { "Hide" } else { "Show" })
-                    on:click=move |_| open.update(|o| *o = !*o)>
-                    {move || if open.get() { "▾" } else { "▸" }}
-                </button>
+                <Disclosure open=open what="local functions"/>
             </header>
             <Show when=move || open.get()>
                 <LocalTools/>
