@@ -1,10 +1,21 @@
 // Playwright end-to-end tests against the release build in dist/, in Debian's Chromium.
 // The static server and every fixture server bind 127.0.0.1 only.
 import { defineConfig } from "@playwright/test";
+import { mkdirSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
 
 import { FIXTURES } from "./fixtures.mjs";
 
 const PORT = Number(process.env.LOOPSCOPE_E2E_PORT ?? 4173);
+
+// The site the static server serves: the build under a sub-path, as GitHub Pages hosts it
+// (/loopscope/, where the specs run), and the same files at the root. One build must work in both.
+const ROOT = new URL("../../", import.meta.url).pathname;
+const SITE = join(ROOT, "target/e2e/site");
+rmSync(SITE, { recursive: true, force: true });
+mkdirSync(SITE, { recursive: true });
+for (const file of readdirSync(join(ROOT, "dist"))) symlinkSync(join(ROOT, "dist", file), join(SITE, file));
+symlinkSync(join(ROOT, "dist"), join(SITE, "loopscope"));
 
 export default defineConfig({
   testDir: ".",
@@ -17,7 +28,7 @@ export default defineConfig({
   retries: 0,
   reporter: [["list"]],
   use: {
-    baseURL: `http://127.0.0.1:${PORT}`,
+    baseURL: `http://127.0.0.1:${PORT}/loopscope/`,
     viewport: { width: 1280, height: 720 },
     launchOptions: {
       executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
@@ -30,9 +41,9 @@ export default defineConfig({
   },
   webServer: [
     {
-      command: `python3 -m http.server ${PORT} --bind 127.0.0.1 --directory dist`,
+      command: `python3 -m http.server ${PORT} --bind 127.0.0.1 --directory target/e2e/site`,
       cwd: "../..",
-      url: `http://127.0.0.1:${PORT}/index.html`,
+      url: `http://127.0.0.1:${PORT}/loopscope/index.html`,
       reuseExistingServer: false,
       timeout: 30_000,
       stdout: "ignore",

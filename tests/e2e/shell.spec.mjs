@@ -16,6 +16,30 @@ test("shell loads without console errors and names every area", async ({ page })
   console.expectNone();
 });
 
+test("one build runs under a sub-path and at the site root", async ({ page }) => {
+  const console = watchConsole(page);
+  const failed = [];
+  let paths = [];
+  page.on("response", (r) => r.status() >= 400 && failed.push(`${r.status()} ${r.url()}`));
+  page.on("request", (r) => paths.push(new URL(r.url()).pathname));
+  for (const [path, where] of [["./", "/loopscope/"], ["/", "/"]]) {
+    paths = [];
+    await openApp(page, path);
+    expect(new URL(page.url()).pathname).toBe(where);
+    // Every file came from the page's own folder (the root holds copies too, so an absolute
+    // asset URL would load, from the wrong place, without this check).
+    const wasm = paths.filter((p) => p.endsWith(".wasm"));
+    expect(wasm).toHaveLength(1);
+    expect(paths.filter((p) => !p.startsWith(where)), paths.join("\n")).toEqual([]);
+    // Styled (the stylesheet came from the same folder) and running (the wasm answers a click).
+    await expect(page.getByRole("banner")).toHaveCSS("display", "flex");
+    await page.getByRole("radio", { name: where === "/" ? "Claude API" : "Demo model (no key)" }).check();
+    await expect(page.getByText("The demo model is scripted in this page")).toHaveCount(where === "/" ? 0 : 1);
+  }
+  expect(failed, failed.join("\n")).toEqual([]);
+  console.expectNone();
+});
+
 test("keyboard: skip link and theme toggle", async ({ page }) => {
   await page.emulateMedia({ colorScheme: "light" });
   await openApp(page);

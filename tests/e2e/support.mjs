@@ -20,9 +20,10 @@ export function watchConsole(page, allowed = []) {
   return { errors, expectNone: () => expect(errors, errors.join("\n")).toEqual([]) };
 }
 
-/** Opens the app and waits until the Leptos UI has mounted. */
-export async function openApp(page) {
-  await page.goto("/");
+/** Opens the app (at `path`, relative to the sub-path it is served under) and waits until the
+ * Leptos UI has mounted. */
+export async function openApp(page, path = "./") {
+  await page.goto(path);
   await expect(page.getByRole("heading", { level: 1, name: "Loopscope" })).toBeVisible();
 }
 
