@@ -12,10 +12,13 @@ const PORT = Number(process.env.LOOPSCOPE_E2E_PORT ?? 4173);
 // (/loopscope/, where the specs run), and the same files at the root. One build must work in both.
 const ROOT = new URL("../../", import.meta.url).pathname;
 const SITE = join(ROOT, "target/e2e/site");
-rmSync(SITE, { recursive: true, force: true });
-mkdirSync(SITE, { recursive: true });
-for (const file of readdirSync(join(ROOT, "dist"))) symlinkSync(join(ROOT, "dist", file), join(SITE, file));
-symlinkSync(join(ROOT, "dist"), join(SITE, "loopscope"));
+// Built once by the runner; workers load this file too, while the server is serving the site.
+if (!process.env.TEST_WORKER_INDEX) {
+  rmSync(SITE, { recursive: true, force: true });
+  mkdirSync(SITE, { recursive: true });
+  for (const file of readdirSync(join(ROOT, "dist"))) symlinkSync(join(ROOT, "dist", file), join(SITE, file));
+  symlinkSync(join(ROOT, "dist"), join(SITE, "loopscope"));
+}
 
 export default defineConfig({
   testDir: ".",
