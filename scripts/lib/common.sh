@@ -29,5 +29,18 @@ require() {  # require CMD "how to get it"
     command -v "$1" >/dev/null || die "$1 is required: $2"
 }
 
+# The version a command reports, checked against a minimum (dotted numbers, compared as versions).
+require_version() {  # require_version NAME HAVE MIN "how to get it"
+    [ "$(printf '%s\n%s\n' "$3" "$2" | sort -V | head -1)" = "$3" ] \
+        || die "$1 $3 or newer is required, found $2: $4"
+}
+
+# Node.js 20+ with npm (wasm-opt from npm's binaryen, Playwright, server-everything).
+require_node() {
+    require node "install Node.js 20+ and npm"
+    require npm "install Node.js 20+ and npm"
+    require_version Node.js "$(node -p process.versions.node)" 20 "install Node.js 20+ and npm"
+}
+
 # Prints a file's content hash (used to notice that a lockfile changed since the last install).
 hash_of() { cat "$@" | sha256sum | cut -c1-16; }

@@ -20,7 +20,7 @@ ensure_chromium() {
 
 # npm packages pinned in package-lock.json; reinstalled only when the lockfile changes.
 ensure_node_modules() {
-    require npm "install Node.js 20+ and npm"
+    require_node
     local stamp="$ROOT/node_modules/.loopscope-lock" want
     want=$(hash_of "$ROOT/package-lock.json")
     if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
@@ -38,6 +38,8 @@ ensure_venv() {
     want=$(hash_of "$req")
     if [ "$(cat "$venv/.loopscope-req" 2>/dev/null)" != "$want" ]; then
         require python3 "install Python 3.10+"
+        require_version Python "$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')" 3.10 \
+            "install Python 3.10+ (the MCP SDK needs it)"
         step "Creating the Python venv .venv (the official MCP SDK, pinned in tests/servers/requirements.txt)"
         [ -x "$venv/bin/python" ] || python3 -m venv "$venv" \
             || die "python3 -m venv failed: install the python3-venv package"

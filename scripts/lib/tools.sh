@@ -50,7 +50,7 @@ ensure_wasm_opt() {
     local have
     have=$("$TOOLS/binaryen/node_modules/.bin/wasm-opt" --version 2>/dev/null | awk '{print $3}' || true)
     if [ "$have" != "$BINARYEN_VERSION" ]; then
-        require npm "install Node.js 20+ and npm"
+        require_node
         step "Installing wasm-opt (npm binaryen@$BINARYEN_VERSION) into .tools/binaryen"
         mkdir -p "$TOOLS/binaryen"
         npm install --silent --no-audit --no-fund --prefix "$TOOLS/binaryen" "binaryen@$BINARYEN_VERSION" \
