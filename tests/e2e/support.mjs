@@ -92,6 +92,8 @@ export async function timelineRow(page, name) {
   const list = page.getByRole("listbox", { name: /Timeline events/ });
   const row = list.getByRole("option", { name }).first();
   await list.evaluate((el) => (el.scrollTop = 0));
+  // Rows are drawn on the next animation frame: look before scrolling on.
+  await page.waitForTimeout(100);
   for (let i = 0; i < 60; i++) {
     if (await row.isVisible()) return row;
     const done = await list.evaluate((el) => {

@@ -193,7 +193,10 @@ pub fn Rows() -> impl IntoView {
     view! {
         <div class="tl" style=columns>
             <div class="tl-lanes" aria-hidden="true">
-                {move || lanes.get().iter().map(|l| view! { <span class="tl-lane">{lane_name(l, &servers.get())}</span> }).collect_view()}
+                {move || lanes.get().iter().map(|l| {
+                    let name = lane_name(l, &servers.get());
+                    view! { <span class="tl-lane" title=name.clone()>{name.clone()}</span> }
+                }).collect_view()}
             </div>
             <div class="tl-lines" aria-hidden="true">
                 {move || (0..lanes.with(Vec::len)).map(|_| view! { <span class="tl-line"></span> }).collect_view()}
@@ -284,27 +287,47 @@ fn RowView(
             .into_any()
         }
         RowKind::Note { lane } => {
-            let x = lane_x(&lane);
+            // Lanes are added as servers appear: positions follow them (a stale row would point
+            // at another server's lane).
+            let x = move || format!("left:{}%", lane_x(&lane));
             view! {
                 <div class=move || format!("tl-row note{phase_class}{}", if is_active() { " active" } else { "" })
                     style=top id=format!("tl-row-{index}") role="option" aria-selected=move || selected().to_string()
                     aria-label=format!("Note: {}", first.label) on:click=click>
-                    <span class="tl-note" style=format!("left:{x}%")>{first.label.clone()}</span>
+                    <span class="tl-note" style=x>{first.label.clone()}</span>
                 </div>
             }
             .into_any()
         }
         RowKind::Arrow { from, to } => {
-            let (x1, x2) = (lane_x(&from), lane_x(&to));
-            let names = servers.get_untracked();
-            let route = format!("{} to {}: {}", lane_name(&from, &names), lane_name(&to, &names), first.label);
+            let own = from == to;
+            // Lanes are added as servers appear, and a server's lane is named once it connects:
+            // the row's geometry and accessible name follow both.
+            let geometry = Memo::new({
+                let (from, to) = (from.clone(), to.clone());
+                move |_| {
+                    let (x1, x2) = (lane_x(&from), lane_x(&to));
+                    if own {
+                        (x1, 0.0, "self")
+                    } else if x2 > x1 {
+                        (x1, x2 - x1, "right")
+                    } else {
+                        (x2, x1 - x2, "left")
+                    }
+                }
+            });
+            let label = first.label.clone();
+            let route = move || {
+                servers.with(|names| format!("{} to {}: {label}", lane_name(&from, names), lane_name(&to, names)))
+            };
             // What changes after the row is created, read once per change.
             let live = Memo::new(move |_| row.with(|r| r.as_ref().map(Live::of)).unwrap_or_default());
             let aria = move || {
                 live.with(|l| {
                     let words: Vec<&str> = l.badges.iter().map(|b| b.text.as_str()).collect();
                     format!(
-                        "{route}{}{}{}",
+                        "{}{}{}{}",
+                        route(),
                         if l.detail.is_empty() { String::new() } else { format!(", {}", l.detail) },
                         l.duration.as_ref().map(|d| format!(", {d}")).unwrap_or_default(),
                         if words.is_empty() { String::new() } else { format!(", {}", words.join(", ")) },
@@ -319,13 +342,6 @@ fn RowView(
                     if selected() { " selected" } else { "" }
                 )
             };
-            let (left, width, dir) = if from == to {
-                (x1, 0.0, "self")
-            } else if x2 > x1 {
-                (x1, x2 - x1, "right")
-            } else {
-                (x2, x1 - x2, "left")
-            };
             let badges = move || {
                 live.with(|l| {
                     l.badges
@@ -339,8 +355,10 @@ fn RowView(
             view! {
                 <div class=class style=top id=format!("tl-row-{index}") role="option"
                     aria-selected=move || selected().to_string() aria-label=aria on:click=click>
-                    <span class=format!("tl-arrow {dir}") style=format!("left:{left}%;width:{width}%")></span>
-                    <span class="tl-label" style=format!("left:calc({}% + {}px)", left, if from == to { 22 } else { 4 })>
+                    <span class=move || format!("tl-arrow {}", geometry.get().2)
+                        style=move || geometry.with(|(left, width, _)| format!("left:{left}%;width:{width}%"))></span>
+                    <span class="tl-label"
+                        style=move || format!("left:calc({}% + {}px)", geometry.get().0, if own { 22 } else { 4 })>
                         <span class="tl-text">{first.label.clone()}</span>
                         {badges}
                         {move || detail().map(|d| view! { <span class="tl-detail">{d}</span> })}
