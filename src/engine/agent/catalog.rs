@@ -149,6 +149,23 @@ fn truncate(s: &str, max: usize) -> &str {
     &s[..s.len().min(max)]
 }
 
+/// `label` as a prefix no other server uses: `base`, else `base_2`, `base_3`, … (still at most
+/// 24 characters). Two servers with one prefix would share a lane name and a tool-name prefix.
+pub fn unique_label<'a>(label: &str, taken: impl IntoIterator<Item = &'a str> + Clone) -> String {
+    let base = slug(label);
+    let free = |candidate: &str| !taken.clone().into_iter().any(|t| slug(t) == candidate);
+    if free(&base) {
+        return base;
+    }
+    (2..)
+        .map(|n| {
+            let suffix = format!("_{n}");
+            format!("{}{suffix}", truncate(&base, 24 - suffix.len()).trim_end_matches('_'))
+        })
+        .find(|c| free(c))
+        .expect("a free suffix exists")
+}
+
 /// A server label as a name prefix: lowercase, `[a-z0-9_]`, at most 24 characters.
 pub fn slug(label: &str) -> String {
     let mut out = String::new();
@@ -284,6 +301,18 @@ mod tests {
         assert_eq!(claude_name("server", &long).len(), 64);
         assert_eq!(slug("  My *Fancy* Server!! "), "my_fancy_server");
         assert_eq!(slug("☃"), "server");
+    }
+
+    #[test]
+    fn labels_are_made_unique_by_their_prefix() {
+        assert_eq!(unique_label("everything", ["notes"]), "everything");
+        assert_eq!(unique_label("everything", ["Everything", "everything_2"]), "everything_3");
+        assert_eq!(unique_label("My Server", ["my-server"]), "my_server_2");
+        let long = "a".repeat(30);
+        let first = unique_label(&long, []);
+        assert_eq!(first.len(), 24);
+        let second = unique_label(&long, [first.as_str()]);
+        assert_eq!((second.len(), second.ends_with("_2")), (24, true));
     }
 
     #[test]

@@ -46,6 +46,10 @@ pub fn ServersPanel() -> impl IntoView {
             ));
             return;
         }
+        if let Some(conflict) = svc.servers.conflict(&u, &label.get_untracked()) {
+            error.set(Some(conflict));
+            return;
+        }
         match parse_headers(&headers.get_untracked()) {
             Err(e) => error.set(Some(e)),
             Ok(h) => {

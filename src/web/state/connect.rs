@@ -11,7 +11,7 @@ use std::rc::Rc;
 use super::Services;
 use super::dialogs::{Answer, DialogKind};
 use super::servers::{Conn, ServerView, Status};
-use crate::engine::agent::catalog::slug;
+use crate::engine::agent::catalog::{slug, unique_label};
 use crate::engine::cancel::CancelToken;
 use crate::engine::mcp::{
     ElicitationHandler, Handlers, ListKind, ListenEnd, McpClient, McpError, RequestOptions, SamplingHandler,
@@ -90,7 +90,15 @@ impl Services {
     /// Adds a server and connects to it. Header values are kept in memory only.
     pub fn add_server(&self, url: String, label: String, headers: Vec<(String, String)>) {
         let id = self.servers.next_id();
-        let label = if label.trim().is_empty() { String::new() } else { label.trim().to_owned() };
+        // A label the user typed stays as typed unless another server has its prefix (the form
+        // says so first; the demo server's "demo" may meet a user's own).
+        let taken = self.servers.labels_except(&id);
+        let label = label.trim();
+        let label = if label.is_empty() || !taken.iter().any(|t| slug(t) == slug(label)) {
+            label.to_owned()
+        } else {
+            unique_label(label, taken.iter().map(String::as_str))
+        };
         self.servers.list.update(|l| {
             l.push(ServerView::new(
                 id.clone(),
@@ -151,9 +159,11 @@ impl Services {
             match client.connect().await {
                 Err(e) => svc.servers.update(&id, |s| s.status = Status::Failed(e.to_failure())),
                 Ok(info) => {
+                    let taken = svc.servers.labels_except(&id);
                     svc.servers.update(&id, |s| {
                         if s.label.is_empty() {
-                            s.label = slug(info.server_info.name.rsplit('/').next().unwrap_or(&info.server_info.name));
+                            let name = info.server_info.name.rsplit('/').next().unwrap_or(&info.server_info.name);
+                            s.label = unique_label(name, taken.iter().map(String::as_str));
                         }
                         s.info = Some(info);
                         s.status = Status::Connected;

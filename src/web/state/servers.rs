@@ -9,6 +9,7 @@ use std::rc::Rc;
 
 use super::storage;
 use crate::engine::agent::ServerHandle;
+use crate::engine::agent::catalog::slug;
 use crate::engine::cancel::CancelToken;
 use crate::engine::layer::Failure;
 use crate::engine::mcp::{McpClient, ToolList};
@@ -145,6 +146,37 @@ impl Servers {
                     Some(ServerHandle { client: c.client.clone(), label, stale: c.stale.clone() })
                 })
                 .collect()
+        })
+    }
+
+    /// The labels of the servers other than `id` (empty while a server has none yet).
+    pub fn labels_except(&self, id: &str) -> Vec<String> {
+        self.list.with_untracked(|l| {
+            l.iter().filter(|s| s.id != id && !s.label.is_empty()).map(|s| s.label.clone()).collect()
+        })
+    }
+
+    /// Why a server with this URL and typed label should not be added, if it should not: the same
+    /// URL again (unless given a label of its own), or a label whose prefix another server has.
+    pub fn conflict(&self, url: &str, label: &str) -> Option<String> {
+        let label = label.trim();
+        self.list.with_untracked(|l| {
+            if !label.is_empty() {
+                let prefix = slug(label);
+                if let Some(other) = l.iter().find(|s| !s.label.is_empty() && slug(&s.label) == prefix) {
+                    return Some(format!(
+                        "The label \"{label}\" gives the tool-name prefix \"{prefix}\", which the server \"{}\" already uses. Choose another label.",
+                        other.label
+                    ));
+                }
+                return None;
+            }
+            l.iter().find(|s| s.url == url).map(|other| {
+                let name = if other.label.is_empty() { other.url.as_str() } else { other.label.as_str() };
+                format!(
+                    "This server is already in the list as \"{name}\": use Connect on its card to connect again, or give this one a label of its own to add it twice."
+                )
+            })
         })
     }
 
