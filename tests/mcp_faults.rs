@@ -116,6 +116,16 @@ async fn broken_stream_resumes_with_last_event_id_c06_c07() {
 }
 
 #[tokio::test(flavor = "current_thread")]
+async fn an_endpoint_that_refuses_post_is_named_as_not_streamable_http() {
+    let fx = Faults::start(0).await;
+    let err = client(&fx, "legacy-sse").connect().await.unwrap_err();
+    assert_eq!(err.layer(), Layer::Http, "{err}");
+    assert_eq!(err.to_string(), "HTTP 405");
+    let hint = err.hint().expect("a hint for 405");
+    assert!(hint.contains("not a Streamable HTTP MCP endpoint") && hint.contains("/sse"), "{hint}");
+}
+
+#[tokio::test(flavor = "current_thread")]
 async fn http_errors_keep_status_and_body_c04() {
     let fx = Faults::start(0).await;
     for (scenario, status) in [("http-500", 500), ("http-502", 502), ("http-504", 504)] {

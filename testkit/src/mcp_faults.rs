@@ -30,6 +30,7 @@
 //! | `rpc-error` | `tools/call` answers HTTP 200 with JSON-RPC error -32602 |
 //! | `cors-drop` | CORS headers on everything but `tools/call` answers: the browser sees a network error mid-loop (P2) |
 //! | `xss` | script payloads in its name, instructions, tool description and tool result |
+//! | `legacy-sse` | `POST` answers 405 (`Allow: GET`), as the older HTTP+SSE transport's `/sse` endpoint does |
 //! | `odd-tools` | tools Claude would reject as they are: a dotted name, a top-level `anyOf`, a schema without `type`, a bracketed property key |
 
 use axum::Router;
@@ -160,6 +161,13 @@ async fn route(
                 "Bearer resource_metadata=\"http://127.0.0.1/.well-known/oauth-protected-resource\", scope=\"notes\"",
             ),
         );
+        return r;
+    }
+
+    // The older HTTP+SSE transport's endpoint (2024-11-05) takes GET only.
+    if scenario == "legacy-sse" && *method == Method::POST {
+        let mut r = response(405, "text/plain", "Method Not Allowed");
+        r.headers_mut().insert("allow", HeaderValue::from_static("GET"));
         return r;
     }
 

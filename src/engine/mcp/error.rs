@@ -101,6 +101,9 @@ impl McpError {
                 Origin (DNS-rebinding protection). Add this page's origin to the server's allowed origins."
                 .into(),
             McpError::Http { status: 404, .. } => "Nothing at this URL: check the path (MCP servers often live at /mcp, and some treat /mcp and /mcp/ differently).".into(),
+            McpError::Http { status: 405 | 501, .. } => "This URL does not take POST, so it is not a Streamable HTTP MCP endpoint: check the path \
+                (often /mcp). A URL ending in /sse belongs to the older HTTP+SSE transport, which this client does not speak."
+                .into(),
             McpError::Http { status: 406, .. } => "The server refused the Accept header; it must accept \"application/json, text/event-stream\".".into(),
             McpError::Http { status: 400, body, .. } if body.to_ascii_lowercase().contains("session") => {
                 "The server did not see a session id. If it sent one, it must list Mcp-Session-Id in \
