@@ -73,7 +73,7 @@ test("one turn across server-everything, the Python SDK server and a local funct
   await page.keyboard.press("Escape");
 
   // The same session on a projector (1280×720, the default) and on a wide screen: nothing spills
-  // sideways, and the timeline gets the extra room.
+  // sideways, and the timeline gets the extra room; nor on smaller screens.
   const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   expect(await overflow()).toBeLessThanOrEqual(0);
   const narrow = (await page.locator(".tl").boundingBox()).width;
@@ -81,6 +81,12 @@ test("one turn across server-everything, the Python SDK server and a local funct
   expect(await overflow()).toBeLessThanOrEqual(0);
   expect((await page.locator(".tl").boundingBox()).width).toBeGreaterThan(narrow * 1.5);
   await snap(page, "loop-wide");
+  // An older 1024×768 projector, and a phone (390×844), where everything stacks.
+  for (const [width, height] of [[1024, 768], [390, 844]]) {
+    await page.setViewportSize({ width, height });
+    expect(await overflow(), `${width}×${height}`).toBeLessThanOrEqual(0);
+  }
+  await snap(page, "loop-phone");
   console.expectNone();
 });
 
