@@ -5,12 +5,14 @@ mod api;
 mod client;
 mod error;
 mod handlers;
+mod reach;
 mod transport;
 
 pub use api::ToolList;
 pub use client::McpClient;
 pub use error::{McpError, ProtocolError};
 pub use handlers::{ElicitationHandler, Handlers, ListKind, SamplingHandler, ServerNotification};
+pub use reach::local_network_hint;
 
 use std::rc::Rc;
 

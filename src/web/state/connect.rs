@@ -13,9 +13,10 @@ use super::dialogs::{Answer, DialogKind};
 use super::servers::{Conn, ServerView, Status};
 use crate::engine::agent::catalog::{slug, unique_label};
 use crate::engine::cancel::CancelToken;
+use crate::engine::layer::Layer;
 use crate::engine::mcp::{
     ElicitationHandler, Handlers, ListKind, ListenEnd, McpClient, McpError, RequestOptions, SamplingHandler,
-    ServerConfig, ServerNotification,
+    ServerConfig, ServerNotification, local_network_hint,
 };
 use crate::protocol::jsonrpc::{ErrorCode, ErrorObject};
 use crate::protocol::mcp::{CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult};
@@ -141,6 +142,7 @@ impl Services {
             sampling: Some(Rc::new(Ask(svc))),
             elicitation: Some(Rc::new(Ask(svc))),
         };
+        let url = view.url.clone();
         let mut config = ServerConfig::new(id.clone(), view.url.clone());
         config.headers = headers;
         let (platform, tracer) = self.runtime(|r| (r.platform.clone(), r.tracer.clone()));
@@ -157,7 +159,18 @@ impl Services {
         self.servers.update(&id, |s| s.status = Status::Connecting);
         spawn_local(async move {
             match client.connect().await {
-                Err(e) => svc.servers.update(&id, |s| s.status = Status::Failed(e.to_failure())),
+                Err(e) => {
+                    let mut failure = e.to_failure();
+                    // From a public site (GitHub Pages), a server on this machine needs the user's
+                    // Local Network Access permission first; a refusal looks like CORS.
+                    if failure.layer == Layer::Network {
+                        let page = location().href().unwrap_or_default();
+                        if let Some(first) = local_network_hint(&page, &url) {
+                            failure.hint = Some(failure.hint.map_or(first.clone(), |h| format!("{first} {h}")));
+                        }
+                    }
+                    svc.servers.update(&id, |s| s.status = Status::Failed(failure))
+                }
                 Ok(info) => {
                     let taken = svc.servers.labels_except(&id);
                     svc.servers.update(&id, |s| {

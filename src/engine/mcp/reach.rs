@@ -1,0 +1,99 @@
+//! Where a URL points — this machine, the local network, or the internet — and what a browser
+//! does about a page from a public site reaching the first two: Chrome 142 and later ask the
+//! user for Local Network Access first, and a refusal looks exactly like a CORS failure.
+
+/// How far away a URL's host is, as the browser's Local Network Access rules see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reach {
+    Loopback,
+    Local,
+    Public,
+}
+
+/// The host of an absolute URL, lowercased, without user info, port or IPv6 brackets.
+fn host(url: &str) -> Option<String> {
+    let rest = url.split_once("://")?.1;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = match authority.strip_prefix('[') {
+        Some(v6) => v6.split(']').next()?,
+        None => authority.split(':').next()?,
+    };
+    (!host.is_empty()).then(|| host.to_ascii_lowercase())
+}
+
+pub fn reach(url: &str) -> Reach {
+    let Some(host) = host(url) else { return Reach::Public };
+    if host == "localhost" || host.ends_with(".localhost") || host == "::1" {
+        return Reach::Loopback;
+    }
+    if host.ends_with(".local") {
+        return Reach::Local;
+    }
+    if let Ok(ip) = host.parse::<std::net::Ipv4Addr>() {
+        return if ip.is_loopback() {
+            Reach::Loopback
+        } else if ip.is_private() || ip.is_link_local() {
+            Reach::Local
+        } else {
+            Reach::Public
+        };
+    }
+    if let Ok(ip) = host.parse::<std::net::Ipv6Addr>() {
+        let first = ip.segments()[0];
+        // fc00::/7 unique local, fe80::/10 link-local.
+        if first & 0xfe00 == 0xfc00 || first & 0xffc0 == 0xfe80 {
+            return Reach::Local;
+        }
+    }
+    Reach::Public
+}
+
+/// For a network failure: what to check when a page from a public site could not reach a
+/// server on this machine or the local network. `None` when that is not the situation.
+pub fn local_network_hint(page: &str, server: &str) -> Option<String> {
+    let (page_reach, server_reach) = (reach(page), reach(server));
+    if page_reach != Reach::Public || server_reach == Reach::Public || !page.starts_with("http") {
+        return None;
+    }
+    let where_ = if server_reach == Reach::Loopback { "on this computer" } else { "on your local network" };
+    Some(format!(
+        "This page comes from a public site ({}) and the server is {where_}. Chrome (142 and later) asks \
+         first whether the site may connect to devices on your local network; if that was blocked, allow \
+         \"Local network access\" in the site's settings (the icon left of the address bar) and connect \
+         again, or run Loopscope on this computer (./scripts/serve). Other browsers may block it outright.",
+        host(page).unwrap_or_default()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_are_placed_by_the_local_network_access_rules() {
+        assert_eq!(reach("http://127.0.0.1:3001/mcp"), Reach::Loopback);
+        assert_eq!(reach("http://localhost:8080/mcp"), Reach::Loopback);
+        assert_eq!(reach("http://[::1]:3001/mcp"), Reach::Loopback);
+        assert_eq!(reach("http://user:pw@192.168.1.20:3001/mcp"), Reach::Local);
+        assert_eq!(reach("http://10.0.0.5/mcp"), Reach::Local);
+        assert_eq!(reach("http://printer.local/mcp"), Reach::Local);
+        assert_eq!(reach("http://[fd00::1]/mcp"), Reach::Local);
+        assert_eq!(reach("https://mcp.example.com/mcp"), Reach::Public);
+        assert_eq!(reach("https://172.32.0.1/mcp"), Reach::Public);
+        assert_eq!(reach("demo://notebook/mcp"), Reach::Public);
+    }
+
+    #[test]
+    fn the_hint_is_for_a_public_page_reaching_inwards_only() {
+        let hint = local_network_hint("https://me.github.io/loopscope/", "http://127.0.0.1:3001/mcp").unwrap();
+        assert!(
+            hint.contains("me.github.io") && hint.contains("on this computer") && hint.contains("Local network access")
+        );
+        let lan = local_network_hint("https://me.github.io/loopscope/", "http://192.168.1.20/mcp").unwrap();
+        assert!(lan.contains("on your local network"));
+        assert_eq!(local_network_hint("http://127.0.0.1:8080/", "http://127.0.0.1:3001/mcp"), None);
+        assert_eq!(local_network_hint("https://me.github.io/", "https://mcp.example.com/mcp"), None);
+        assert_eq!(local_network_hint("file:///tmp/index.html", "http://127.0.0.1:3001/mcp"), None);
+    }
+}
