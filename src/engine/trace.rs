@@ -53,6 +53,26 @@ pub enum RouteTarget {
     },
 }
 
+impl RouteTarget {
+    /// The decision in a few words, as the timeline and the chat show it.
+    pub fn arrow(&self) -> String {
+        match self {
+            RouteTarget::Local { function } => format!("→ local function {function}"),
+            RouteTarget::Server { label, tool, .. } => format!("→ tools/call {tool} on {label}"),
+            RouteTarget::Refused { reason } => format!("refused: {reason}"),
+        }
+    }
+
+    /// The decision as part of a sentence ("… will run the local function x, in this page").
+    pub fn describe(&self) -> String {
+        match self {
+            RouteTarget::Local { function } => format!("the local function {function}, in this page"),
+            RouteTarget::Server { label, tool, .. } => format!("tools/call \"{tool}\" on the MCP server \"{label}\""),
+            RouteTarget::Refused { reason } => format!("nothing ({reason})"),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Direction {
     /// From the page to the peer.

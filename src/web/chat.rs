@@ -20,13 +20,7 @@ const EXAMPLES: [&str; 4] = [
 #[component]
 fn ToolCallView(call: ToolCall) -> impl IntoView {
     let ToolCall { name, input, target, progress, state, .. } = call;
-    let route = move || {
-        target.get().map(|t| match t {
-            RouteTarget::Local { function } => format!("→ local function {function}"),
-            RouteTarget::Server { label, tool, .. } => format!("→ tools/call {tool} on {label}"),
-            RouteTarget::Refused { .. } => "→ not run".to_owned(),
-        })
-    };
+    let route = move || target.with(|t| t.as_ref().map(RouteTarget::arrow));
     let status = move || match state.get() {
         ToolState::Writing => ("writing", "Claude is writing the call…"),
         ToolState::Running => ("running", "running…"),

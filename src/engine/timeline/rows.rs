@@ -351,14 +351,7 @@ impl Timeline {
                 Some(row)
             }
             TraceKind::Route { tool_use_id, name, target } => {
-                let (to, what) = match target {
-                    RouteTarget::Local { function } => (Lane::Client, format!("→ local function {function}")),
-                    RouteTarget::Server { label, tool, .. } => {
-                        (Lane::Client, format!("→ tools/call {tool} on {label}"))
-                    }
-                    RouteTarget::Refused { reason } => (Lane::Client, format!("refused: {reason}")),
-                };
-                let row = self.add(e, arrow(Lane::Client, to), format!("route {name}"), what);
+                let row = self.add(e, arrow(Lane::Client, Lane::Client), format!("route {name}"), target.arrow());
                 self.rows[row].tool_use_id = Some(tool_use_id.clone());
                 if matches!(target, RouteTarget::Refused { .. }) {
                     self.badge(row, BadgeKind::Failure, "not run", true);

@@ -98,7 +98,7 @@ impl Conversation {
         let approve: Option<Approver> = data.ask_before_tools.then(|| {
             Rc::new(move |t: &ToolUse, target: &RouteTarget| {
                 let kind =
-                    DialogKind::Approval { tool: t.name.clone(), target: describe(target), input: t.input.clone() };
+                    DialogKind::Approval { tool: t.name.clone(), target: target.describe(), input: t.input.clone() };
                 approval(async move { matches!(svc.dialogs.ask(kind).await, Some(Answer::Approve(true))) })
             }) as Approver
         });
@@ -129,13 +129,5 @@ impl Conversation {
             svc.chat.notice(kind, text, hint);
             this.running.set(false);
         });
-    }
-}
-
-pub fn describe(target: &RouteTarget) -> String {
-    match target {
-        RouteTarget::Local { function } => format!("the local function {function}, in this page"),
-        RouteTarget::Server { label, tool, .. } => format!("tools/call \"{tool}\" on the MCP server \"{label}\""),
-        RouteTarget::Refused { reason } => format!("nothing ({reason})"),
     }
 }

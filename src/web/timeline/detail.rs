@@ -78,7 +78,17 @@ fn raw(e: &TraceEvent) -> impl IntoView + use<> {
         TraceKind::ToolResult { content, is_error, .. } => {
             (format!("tool_result{}", if *is_error { " (is_error)" } else { "" }), pretty(content))
         }
-        other => (format!("{other:?}").chars().take(80).collect(), String::new()),
+        TraceKind::Phase { phase, iteration } => (format!("Phase {phase}, round {iteration}"), String::new()),
+        TraceKind::UserMessage { text } => ("User message".into(), text.clone()),
+        TraceKind::Route { name, target, .. } => (format!("Route {name}"), format!("to {}", target.describe())),
+        TraceKind::RpcLink { tool_use_id, id } => {
+            (format!("{tool_use_id} travels as JSON-RPC request #{id}"), String::new())
+        }
+        TraceKind::TurnEnd { stop_reason, summary } => (
+            format!("Turn ended{}", stop_reason.as_ref().map(|s| format!(" ({s})")).unwrap_or_default()),
+            summary.clone(),
+        ),
+        TraceKind::Note { text } => ("Note".into(), text.clone()),
     };
     view! {
         <div class="raw-event">
