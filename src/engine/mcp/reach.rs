@@ -30,18 +30,18 @@ pub fn reach(url: &str) -> Reach {
     if host.ends_with(".local") {
         return Reach::Local;
     }
-    if let Ok(ip) = host.parse::<std::net::Ipv4Addr>() {
-        return if ip.is_loopback() {
-            Reach::Loopback
-        } else if ip.is_private() || ip.is_link_local() {
-            Reach::Local
-        } else {
-            Reach::Public
+    let octets: Vec<u8> = host.split('.').map_while(|p| p.parse().ok()).collect();
+    if octets.len() == 4 && host.split('.').count() == 4 {
+        return match octets[..] {
+            [127, ..] => Reach::Loopback,
+            [10, ..] | [192, 168, ..] | [169, 254, ..] => Reach::Local,
+            [172, b, ..] if (16..32).contains(&b) => Reach::Local,
+            _ => Reach::Public,
         };
     }
-    if let Ok(ip) = host.parse::<std::net::Ipv6Addr>() {
-        let first = ip.segments()[0];
-        // fc00::/7 unique local, fe80::/10 link-local.
+    // IPv6: fc00::/7 unique local, fe80::/10 link-local (a literal starts with its first group).
+    if host.contains(':') {
+        let first = u16::from_str_radix(host.split(':').next().unwrap_or_default(), 16).unwrap_or(0);
         if first & 0xfe00 == 0xfc00 || first & 0xffc0 == 0xfe80 {
             return Reach::Local;
         }
