@@ -15,12 +15,14 @@ async function offLane(page, row, lane) {
 
 test("rows stay on their server's lane, and take its name, as more servers connect", async ({ page }) => {
   const console = watchConsole(page);
+  // Tall enough for every row of both servers: the first server's rows stay drawn (the list
+  // neither scrolls nor virtualises them away) while the second one connects.
+  await page.setViewportSize({ width: 1280, height: 1600 });
   await openApp(page);
   // No label: the card and the lane take the server's name once it has answered initialize.
   await addForm(page).getByLabel("MCP server URL").fill(URLS.python);
   await addForm(page).getByRole("button", { name: "Connect" }).click();
   await expect(page.getByRole("article", { name: "loopscope_notes" }).getByText("connected", { exact: true })).toBeVisible();
-  // Scrolled to its first rows, which stay on screen while the next server connects.
   const notes = await timelineRow(page, /^Loopscope \(client\) to MCP: loopscope_notes: initialize #1/);
   await addServer(page, URLS.everything, "everything");
   await expect(page.locator(".tl-lanes .tl-lane", { hasText: "MCP: everything" })).toBeVisible();
