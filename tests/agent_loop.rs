@@ -75,7 +75,7 @@ impl Harness {
         settings: &ClaudeSettings,
     ) -> TurnOutcome {
         let sink = self.events.clone();
-        let turn = Turn { settings, servers, cancel, max_iterations: 8, approve: None };
+        let turn = Turn { settings, servers, cancel, max_iterations: 8, approve: None, leave_out_results: false };
         self.agent.run(history, Message::user_text(text), &turn, Rc::new(move |e| sink.borrow_mut().push(e))).await
     }
 
@@ -310,6 +310,7 @@ async fn a_server_that_goes_down_mid_loop_becomes_an_is_error_result() {
         cancel: &CancelToken::new(),
         max_iterations: 8,
         approve: None,
+        leave_out_results: false,
     };
     let out = h.agent.run(Vec::new(), Message::user_text("add twice"), &turn, emit).await;
     assert_eq!(out.end, TurnEnd::EndTurn, "{}", out.end.explain());
@@ -490,6 +491,44 @@ async fn the_history_is_checked_before_sending_a12() {
 }
 
 #[tokio::test(flavor = "current_thread")]
+async fn the_teaching_switch_shows_the_apis_400_and_keeps_the_history_whole_a12() {
+    // The article: "Omitting it will result in an API error (400 Bad Request)."
+    let h = Harness::new("sk-teach").await;
+    h.script(vec![reply(vec![tool_use("calculate", json!({"expression": "2+2"}))])]);
+    let sink = h.events.clone();
+    let turn = Turn {
+        settings: &h.settings,
+        servers: &[],
+        cancel: &CancelToken::new(),
+        max_iterations: 4,
+        approve: None,
+        leave_out_results: true,
+    };
+    let out =
+        h.agent.run(Vec::new(), Message::user_text("2+2?"), &turn, Rc::new(move |e| sink.borrow_mut().push(e))).await;
+
+    // The strict fake answers as the API does; the turn ends on it, said as an HTTP 400.
+    let TurnEnd::Failed(ClaudeError::Api { status: 400, message, .. }) = &out.end else { panic!("{:?}", out.end) };
+    assert!(message.contains("`tool_use` ids were found without `tool_result` blocks immediately after"), "{message}");
+    let sent = h.requests();
+    assert_eq!(sent.len(), 2);
+    let last = sent[1]["messages"].as_array().unwrap().last().unwrap().clone();
+    assert!(!last.to_string().contains("tool_result"), "the second request left them out: {last}");
+    assert!(
+        h.trace
+            .borrow()
+            .iter()
+            .any(|e| matches!(&e.kind, TraceKind::Note { text } if text.contains("Teaching switch")))
+    );
+
+    // What the turn hands back still owes nothing: the next turn (switch off) goes through.
+    assert_eq!(out.history.last().unwrap().tool_results().count(), 1);
+    h.script(vec![reply(vec![json!({"text": "4."})])]);
+    let next = h.ask_with(out.history, "and now?", &[], &CancelToken::new(), &h.settings).await;
+    assert_eq!(next.end, TurnEnd::EndTurn, "{}", next.end.explain());
+}
+
+#[tokio::test(flavor = "current_thread")]
 async fn refusal_pause_turn_and_thinking_are_handled_a11_a12() {
     let h = Harness::new("sk-stops").await;
     h.script(vec![json!({"reply": {"content": [{"text": "I can't help with that."}], "stop_reason": "refusal", "stop_details": {"category": "cyber"}}})]);
@@ -536,6 +575,7 @@ async fn a_denied_call_is_an_is_error_result_c31() {
             seen.borrow_mut().push(t.name.clone());
             approval(async { false })
         })),
+        leave_out_results: false,
     };
     let out = h.agent.run(Vec::new(), Message::user_text("2+2"), &turn, Rc::new(|_| {})).await;
     assert_eq!(*asked.borrow(), ["calculate"]);

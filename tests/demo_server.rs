@@ -107,7 +107,14 @@ async fn the_demo_model_corrects_itself_after_a_json_rpc_error() {
     let events = Rc::new(RefCell::new(Vec::new()));
     let sink = events.clone();
     let cancel = CancelToken::new();
-    let turn = Turn { settings: &settings, servers: &servers, cancel: &cancel, max_iterations: 8, approve: None };
+    let turn = Turn {
+        settings: &settings,
+        servers: &servers,
+        cancel: &cancel,
+        max_iterations: 8,
+        approve: None,
+        leave_out_results: false,
+    };
     let out = agent
         .run(
             Vec::new(),
@@ -129,4 +136,34 @@ async fn the_demo_model_corrects_itself_after_a_json_rpc_error() {
     assert!(results[0].0 && results[0].1.contains("must be an absolute"), "{results:?}");
     assert_eq!(results[1], (false, "console.log('hello world');".to_owned()));
     assert!(out.history.last().unwrap().text().contains("console.log"));
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_demo_model_refuses_a_left_out_tool_result_as_the_api_does() {
+    // A workshop without a key sees the article's 400 too (teaching switch, local function).
+    let platform = demo();
+    let (tracer, _) = recording_tracer(&Native::new());
+    let agent = Agent::new(platform, tracer);
+    let settings = ClaudeSettings { base_url: DEMO_BASE_URL.into(), api_key: String::new(), ..Default::default() };
+    let cancel = CancelToken::new();
+    let turn = Turn {
+        settings: &settings,
+        servers: &[],
+        cancel: &cancel,
+        max_iterations: 8,
+        approve: None,
+        leave_out_results: true,
+    };
+    let out = agent.run(Vec::new(), Message::user_text("What is 17 * 23?"), &turn, Rc::new(|_| {})).await;
+    let TurnEnd::Failed(loopscope::engine::claude::ClaudeError::Api { status, message, request_id, .. }) = &out.end
+    else {
+        panic!("{:?}", out.end)
+    };
+    assert_eq!(*status, 400);
+    assert!(
+        message.starts_with("messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: "),
+        "{message}"
+    );
+    assert!(request_id.as_deref().is_some_and(|r| r.starts_with("req_demo_")));
+    assert_eq!(out.history.last().unwrap().tool_results().count(), 1, "the history keeps the result");
 }

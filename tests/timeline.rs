@@ -58,7 +58,14 @@ async fn every_error_layer_gets_its_own_badge_and_story() {
         ],
     );
     let cancel = CancelToken::new();
-    let turn = Turn { settings: &settings, servers: &servers, cancel: &cancel, max_iterations: 4, approve: None };
+    let turn = Turn {
+        settings: &settings,
+        servers: &servers,
+        cancel: &cancel,
+        max_iterations: 4,
+        approve: None,
+        leave_out_results: false,
+    };
     let run = agent.run(Vec::new(), Message::user_text("try everything"), &turn, Rc::new(|_| {}));
     // The doomed server dies once phase 2 has begun, after phase 1 listed its tools.
     let killer = async {

@@ -121,6 +121,11 @@ pub fn SettingsPanel() -> impl IntoView {
                         on:change=move |ev| settings.update(|d| d.ask_before_tools = event_target_checked(&ev))/>
                     "Ask before each tool call"
                 </label>
+                <label class="check">
+                    <input type="checkbox" prop:checked=move || svc.conversation.leave_out_next.get()
+                        on:change=move |ev| svc.conversation.leave_out_next.set(event_target_checked(&ev))/>
+                    "Teaching: leave out the tool_result next turn (see the API's 400)"
+                </label>
             </details>
         </section>
     }

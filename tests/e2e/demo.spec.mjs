@@ -55,3 +55,28 @@ test("no key and no server: the demo server shows each layer and the model corre
   await snap(page, "demo-server-layers");
   console.expectNone();
 });
+
+test("the teaching switch leaves out a tool_result: the API's 400 is shown, and Retry sends it (A-12)", async ({ page }) => {
+  const console = watchConsole(page, ["status of 400"]);
+  await openApp(page);
+  await page.getByLabel("Demo model (no key)").check();
+  await page.getByText("Model and request").click();
+  const teach = page.getByLabel("Teaching: leave out the tool_result next turn (see the API's 400)");
+  await teach.check();
+  await ask(page, "What is 17 * 23?");
+  const chat = page.getByRole("log", { name: "Conversation" });
+  await expect(chat.getByText(/this turn leaves the tool_result blocks out of the request/)).toBeVisible();
+  await expect(chat.getByText(/`tool_use` ids were found without `tool_result` blocks immediately after/)).toBeVisible();
+  await expect(teach).not.toBeChecked();
+  // The refused attempt streamed nothing and leaves no empty answer behind.
+  await expect(chat.locator(".msg.assistant")).toHaveCount(1);
+  await expect(chat.locator(".msg.assistant")).toContainText("I'll use calculate.");
+  await expect(await timelineRow(page, /POST \/v1\/messages.*HTTP 400/)).toBeVisible();
+  await expect(await timelineRow(page, /Note: Teaching switch/)).toBeVisible();
+  await snap(page, "teaching-400");
+
+  await page.getByRole("button", { name: "Retry" }).click();
+  await expect(page.getByRole("button", { name: "Stop" })).toBeHidden({ timeout: 30_000 });
+  await expect(chat.getByText("calculate said: 17 * 23 = 391", { exact: false })).toBeVisible();
+  console.expectNone();
+});

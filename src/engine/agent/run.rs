@@ -5,6 +5,7 @@
 use futures::FutureExt;
 use futures::future::{LocalBoxFuture, join_all};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::rc::Rc;
 
@@ -39,6 +40,9 @@ pub struct Turn<'a, P: Platform> {
     pub cancel: &'a CancelToken,
     pub max_iterations: u32,
     pub approve: Option<Approver>,
+    /// Teaching switch: the first request that owes Claude tool_results is sent without them,
+    /// so the API's 400 for that mistake can be seen. The history the turn returns keeps them.
+    pub leave_out_results: bool,
 }
 
 pub struct Agent<P: Platform> {
@@ -138,14 +142,25 @@ impl<P: Platform> Agent<P> {
 
             // Phase 2: Claude answers. It sees a tools array; it knows nothing of MCP.
             self.phase(2, iteration, &emit);
-            if let Err(why) = history::check(&history) {
-                return self.end(history, TurnEnd::Failed(ClaudeError::InvalidHistory(why)), iteration);
-            }
+            let owed = history.last().is_some_and(|m| m.tool_results().next().is_some());
+            let sent = if turn.leave_out_results && owed {
+                self.tracer.note(
+                    Peer::Client,
+                    "Teaching switch: this request leaves out the tool_result blocks Claude is owed. \
+                     The API refuses such a history (400); the conversation keeps them for Retry.",
+                );
+                Cow::Owned(history::without_tool_results(&history))
+            } else {
+                if let Err(why) = history::check(&history) {
+                    return self.end(history, TurnEnd::Failed(ClaudeError::InvalidHistory(why)), iteration);
+                }
+                Cow::Borrowed(&history)
+            };
             let tools = catalog.tool_defs();
             let request = CreateMessage {
                 model: turn.settings.model.clone(),
                 max_tokens: turn.settings.max_tokens,
-                messages: caching::with_breakpoint(&history),
+                messages: caching::with_breakpoint(&sent),
                 system: caching::system_blocks(&turn.settings.system),
                 tool_choice: if tools.is_empty() { None } else { turn.settings.tool_choice() },
                 tools,

@@ -4,6 +4,7 @@
 //! (tools, MCP, routing, results) without an API key and without a server.
 
 mod model;
+mod refuse;
 mod server;
 
 pub use model::{Reply, respond};
@@ -105,6 +106,13 @@ impl<P: Platform + Clone + 'static> Platform for Demo<P> {
             let text = json!({"input_tokens": tokens}).to_string();
             let body = futures::stream::once(async move { Ok(text.into_bytes()) }).boxed_local();
             return Ok(HttpResponse { status: 200, headers: headers.with("content-type", "application/json"), body });
+        }
+        if let Some(message) = refuse::missing_tool_results(&body) {
+            let request_id = headers.get("request-id").unwrap_or_default().to_owned();
+            let text = json!({"type": "error", "error": {"type": "invalid_request_error", "message": message}, "request_id": request_id})
+                .to_string();
+            let body = futures::stream::once(async move { Ok(text.into_bytes()) }).boxed_local();
+            return Ok(HttpResponse { status: 400, headers: headers.with("content-type", "application/json"), body });
         }
         let reply = respond(&body);
         let id = (self.inner.now_ms() as u64) % 100_000;

@@ -103,7 +103,13 @@ impl Chat {
 
     pub fn notice(&self, kind: NoticeKind, text: impl Into<String>, hint: Option<String>) {
         let id = self.id();
-        self.items.update(|i| i.push(ChatItem::Notice { id, kind, text: text.into(), hint }));
+        self.items.update(|i| {
+            // An attempt that streamed nothing (refused with a 400, cut off) leaves no empty bubble.
+            if matches!(i.last(), Some(ChatItem::Assistant { blocks, .. }) if blocks.with_untracked(Vec::is_empty)) {
+                i.pop();
+            }
+            i.push(ChatItem::Notice { id, kind, text: text.into(), hint })
+        });
     }
 
     pub fn clear(&self) {

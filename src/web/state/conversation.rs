@@ -24,6 +24,9 @@ pub struct Conversation {
     /// Whether Retry makes sense (the last turn did not end normally).
     pub can_retry: RwSignal<bool>,
     pub draft: RwSignal<String>,
+    /// The teaching switch, for the next turn only (never saved): leave out the tool_results
+    /// Claude is owed and see the API's 400.
+    pub leave_out_next: RwSignal<bool>,
 }
 
 impl Conversation {
@@ -35,6 +38,7 @@ impl Conversation {
             running: RwSignal::new(false),
             can_retry: RwSignal::new(false),
             draft: RwSignal::new(String::new()),
+            leave_out_next: RwSignal::new(false),
         }
     }
 
@@ -85,6 +89,16 @@ impl Conversation {
     fn run(&self, svc: Services, text: String) {
         let this = *self;
         svc.chat.user(text.clone());
+        let leave_out_results = this.leave_out_next.get_untracked();
+        if leave_out_results {
+            this.leave_out_next.set(false);
+            svc.chat.notice(
+                NoticeKind::Warning,
+                "Teaching switch: this turn leaves the tool_result blocks out of the request after the tool calls, \
+                 to show that the API refuses it (HTTP 400). Retry sends them.",
+                None,
+            );
+        }
         let cancel = CancelToken::new();
         this.cancel.set_value(Some(cancel.clone()));
         this.running.set(true);
@@ -109,6 +123,7 @@ impl Conversation {
                 cancel: &cancel,
                 max_iterations: data.max_iterations.max(1),
                 approve,
+                leave_out_results,
             };
             let emit = Rc::new(move |e| svc.chat.apply(&e));
             let outcome = agent.run(history, Message::user_text(text), &turn, emit).await;
