@@ -12,6 +12,11 @@ test("shell loads without console errors and names every area", async ({ page })
   await expect(page.getByRole("main")).toBeVisible();
   await expect(page.getByRole("log", { name: "Conversation" })).toBeVisible();
   await expect(page.getByRole("list", { name: "The four phases" })).toContainText("tool_result returns");
+  // Before anything happens, the timeline says what each phase is, in the article's terms.
+  const stories = page.getByRole("list", { name: "What happens in each phase" }).getByRole("listitem");
+  await expect(stories).toHaveCount(4);
+  await expect(stories.nth(1)).toContainText("It knows nothing of MCP.");
+  await expect(stories.nth(3)).toContainText("is_error: true; leaving it out gets a 400");
   await snap(page, "shell-light");
   console.expectNone();
 });

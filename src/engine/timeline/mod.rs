@@ -20,3 +20,27 @@ pub fn phase_title(phase: u8) -> &'static str {
         _ => "",
     }
 }
+
+/// What happens in each phase, in the article's terms, for the page to explain.
+pub fn phase_story(phase: u8) -> &'static str {
+    match phase {
+        1 => {
+            "The client asks each MCP server for its tools (tools/list) and merges them with its own \
+              functions into one tools array. Claude cannot tell which tool came from where."
+        }
+        2 => {
+            "Claude answers with tool_use blocks, a tool name and JSON input, and stops \
+              (stop_reason tool_use). It knows nothing of MCP."
+        }
+        3 => {
+            "The client looks at each name: a local function runs in the page; an MCP tool goes to \
+              the server that listed it, as a JSON-RPC tools/call."
+        }
+        4 => {
+            "Every result goes back as a tool_result in one new user message: the client speaks for \
+              the user, bringing facts from outside. A failure goes back too, with is_error: true; \
+              leaving it out gets a 400."
+        }
+        _ => "",
+    }
+}

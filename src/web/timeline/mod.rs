@@ -9,7 +9,7 @@ pub use detail::DetailPane;
 
 use leptos::prelude::*;
 
-use crate::engine::timeline::{Lane, phase_title};
+use crate::engine::timeline::{Lane, phase_story, phase_title};
 use crate::web::state::use_services;
 
 /// A lane's name on screen.
@@ -36,7 +36,7 @@ pub fn TimelinePanel() -> impl IntoView {
             <div class="panel-head">
                 <h2 id="timeline-title">"Timeline"</h2>
                 <ol class="phase-legend" aria-label="The four phases">
-                    {(1..=4u8).map(|p| view! { <li class=format!("phase-{p}")>{format!("{p} {}", phase_title(p))}</li> }).collect_view()}
+                    {(1..=4u8).map(|p| view! { <li class=format!("phase-{p}") title=phase_story(p)>{format!("{p} {}", phase_title(p))}</li> }).collect_view()}
                 </ol>
                 <span class="muted counts" aria-live="off">{move || format!("{} events · {} rows", trace.len(), count())}</span>
                 <button type="button" class="link" on:click=move |_| trace.clear() prop:disabled=move || { count() == 0 }>
@@ -44,8 +44,15 @@ pub fn TimelinePanel() -> impl IntoView {
                 </button>
             </div>
             <Show when=move || { count() > 0 } fallback=|| view! {
-                <p class="empty">"Nothing has happened yet. Connect a server or send a message: every HTTP request, \
-                    JSON-RPC message and Claude stream will appear here, phase by phase."</p>
+                <div class="empty">
+                    <p>"Nothing has happened yet. Connect a server or send a message: every HTTP request, \
+                        JSON-RPC message and Claude stream will appear here, phase by phase."</p>
+                    <ol class="phase-stories" aria-label="What happens in each phase">
+                        {(1..=4u8).map(|p| view! {
+                            <li class=format!("phase-{p}")><strong>{format!("{p} {}", phase_title(p))}</strong>" — "{phase_story(p)}</li>
+                        }).collect_view()}
+                    </ol>
+                </div>
             }>
                 <rows::Rows/>
             </Show>
