@@ -10,6 +10,7 @@ pub mod deadline;
 pub mod demo;
 pub mod layer;
 pub mod mcp;
+pub mod num;
 pub mod platform;
 pub mod sse;
 pub mod time;

@@ -68,7 +68,7 @@ fn parse_offset(s: &str) -> Option<i64> {
 }
 
 fn format_number(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 { format!("{}", v as i64) } else { format!("{v}") }
+    crate::engine::num::shortest(v)
 }
 
 /// Deterministic made-up weather: the same city always gets the same answer.

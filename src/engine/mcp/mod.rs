@@ -17,6 +17,7 @@ pub use reach::local_network_hint;
 use std::rc::Rc;
 
 use super::cancel::CancelToken;
+use super::num::shortest;
 use crate::protocol::mcp::ProgressParams;
 
 /// One server as the user configured it.
@@ -59,9 +60,9 @@ impl Default for Timeouts {
 
 /// A progress notification in words: "progress 2 of 5: step 2 of 5".
 pub fn describe_progress(progress: f64, total: Option<f64>, message: Option<&str>) -> String {
-    let of = total.map(|t| format!(" of {t}")).unwrap_or_default();
+    let of = total.map(|t| format!(" of {}", shortest(t))).unwrap_or_default();
     let msg = message.map(|m| format!(": {m}")).unwrap_or_default();
-    format!("progress {progress}{of}{msg}")
+    format!("progress {}{of}{msg}", shortest(progress))
 }
 
 /// Called with each progress notification about one request.

@@ -10,6 +10,7 @@ use crate::engine::agent::AgentEvent;
 use crate::engine::claude::caching::describe_usage;
 use crate::engine::layer::Failure;
 use crate::engine::mcp::describe_progress;
+use crate::engine::num::fixed;
 use crate::engine::trace::RouteTarget;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -178,7 +179,7 @@ impl Chat {
                 });
                 self.notice(
                     NoticeKind::Warning,
-                    format!("{error} — retry {attempt} in {:.1} s", *delay_ms as f64 / 1000.0),
+                    format!("{error} — retry {attempt} in {} s", fixed(*delay_ms as f64 / 1000.0, 1)),
                     error.request_id().map(|id| format!("request id {id}")),
                 );
             }

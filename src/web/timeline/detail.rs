@@ -5,6 +5,7 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use super::lane_name;
+use crate::engine::num::fixed;
 use crate::engine::timeline::{Row, RowKind, tool_story};
 use crate::engine::trace::{Direction, TraceEvent, TraceKind};
 use crate::web::state::use_services;
@@ -22,7 +23,7 @@ fn raw(e: &TraceEvent) -> impl IntoView + use<> {
             format!("{}\n\n{}", headers_text(headers), body.as_deref().map(pretty_text).unwrap_or_default()),
         ),
         TraceKind::HttpResponse { status, headers, elapsed_ms, .. } => {
-            (format!("HTTP response: {status} after {elapsed_ms:.0} ms"), headers_text(headers))
+            (format!("HTTP response: {status} after {} ms", fixed(*elapsed_ms, 0)), headers_text(headers))
         }
         TraceKind::HttpBody { body, .. } => ("Response body".into(), pretty_text(body)),
         TraceKind::SseEvent { id, event, data, .. } => (
@@ -34,22 +35,23 @@ fn raw(e: &TraceEvent) -> impl IntoView + use<> {
             pretty_text(data),
         ),
         TraceKind::HttpStreamEnd { elapsed_ms, .. } => {
-            (format!("Stream closed after {elapsed_ms:.0} ms"), String::new())
+            (format!("Stream closed after {} ms", fixed(*elapsed_ms, 0)), String::new())
         }
         TraceKind::HttpFailed { error, elapsed_ms, .. } => {
-            (format!("No HTTP answer after {elapsed_ms:.0} ms (network or CORS)"), error.clone())
+            (format!("No HTTP answer after {} ms (network or CORS)", fixed(*elapsed_ms, 0)), error.clone())
         }
         TraceKind::Rpc { direction, message, .. } => {
             (format!("JSON-RPC {}", if *direction == Direction::Out { "sent" } else { "received" }), pretty(message))
         }
         TraceKind::RpcOutcome { id, method, elapsed_ms, failure } => (
-            format!("{method} #{id} ended after {elapsed_ms:.0} ms"),
+            format!("{method} #{id} ended after {} ms", fixed(*elapsed_ms, 0)),
             failure.as_ref().map(|f| format!("{} layer: {}", f.layer, f.message)).unwrap_or_else(|| "ok".into()),
         ),
         TraceKind::ApiOutcome { attempt, request_id, elapsed_ms, failure, .. } => (
             format!(
-                "Attempt {} ended after {elapsed_ms:.0} ms{}",
+                "Attempt {} ended after {} ms{}",
                 attempt + 1,
+                fixed(*elapsed_ms, 0),
                 request_id.as_ref().map(|r| format!(" (request id {r})")).unwrap_or_default()
             ),
             failure.as_ref().map(|f| format!("{} layer: {}", f.layer, f.message)).unwrap_or_else(|| "ok".into()),
@@ -72,7 +74,11 @@ fn raw(e: &TraceEvent) -> impl IntoView + use<> {
         ),
         TraceKind::ToolUse { name, input, tool_use_id } => (format!("tool_use {name} ({tool_use_id})"), pretty(input)),
         TraceKind::LocalCall { function, input, output, is_error, elapsed_ms, .. } => (
-            format!("Local function {function}, {elapsed_ms:.2} ms{}", if *is_error { ", failed" } else { "" }),
+            format!(
+                "Local function {function}, {} ms{}",
+                fixed(*elapsed_ms, 2),
+                if *is_error { ", failed" } else { "" }
+            ),
             format!("input:\n{}\n\noutput:\n{output}", pretty(input)),
         ),
         TraceKind::ToolResult { content, is_error, .. } => {
@@ -205,7 +211,7 @@ pub fn DetailPane() -> impl IntoView {
                     <h3 id="detail-title">{row.label.clone()}</h3>
                     <button type="button" node_ref=close_ref on:click=move |_| close() aria-label="Close details">"✕"</button>
                 </header>
-                <p class="muted">{route}{row.duration_ms.map(|d| format!(" · {d:.1} ms")).unwrap_or_default()}</p>
+                <p class="muted">{route}{row.duration_ms.map(|d| format!(" · {} ms", fixed(d, 1))).unwrap_or_default()}</p>
                 {(!row.detail.is_empty()).then(|| view! { <p class="prose">{row.detail.clone()}</p> })}
                 <div class="badges">{row.badges.iter().map(|b| view! { <span class="badge">{b.text.clone()}</span> }).collect_view()}</div>
                 {story_view}

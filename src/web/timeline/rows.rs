@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use super::lane_name;
+use crate::engine::num::{fixed, shortest};
 use crate::engine::timeline::{Badge, BadgeKind, Lane, Row, RowKind, phase_title};
 use crate::web::state::use_services;
 
@@ -23,11 +24,11 @@ fn badge_class(kind: BadgeKind) -> &'static str {
 
 fn duration(ms: f64) -> String {
     if ms < 1.0 {
-        format!("{ms:.2} ms")
+        format!("{} ms", fixed(ms, 2))
     } else if ms < 1000.0 {
-        format!("{ms:.0} ms")
+        format!("{} ms", fixed(ms, 0))
     } else {
-        format!("{:.2} s", ms / 1000.0)
+        format!("{} s", fixed(ms / 1000.0, 2))
     }
 }
 
@@ -205,7 +206,7 @@ pub fn Rows() -> impl IntoView {
                 role="listbox" tabindex="0" aria-label="Timeline events: arrow keys move, Enter opens the details"
                 aria-activedescendant=move || active.get().map(|a| format!("tl-row-{a}"))
                 on:keydown=on_key>
-                <div class="tl-space" style=move || format!("height:{}px", shown.with(Vec::len) as f64 * ROW_H)>
+                <div class="tl-space" style=move || format!("height:{}px", shortest(shown.with(Vec::len) as f64 * ROW_H))>
                     <For each=move || window.get() key=|item| *item let:item>
                         {
                             let (_, pos, index) = item;
@@ -262,7 +263,7 @@ fn RowView(
 ) -> impl IntoView {
     let svc = use_services();
     let index = first.index;
-    let top = format!("top:{}px", pos as f64 * ROW_H);
+    let top = format!("top:{}px", shortest(pos as f64 * ROW_H));
     let selected = move || svc.trace.selected.get() == Some(index);
     let is_active = move || active.get() == Some(index);
     let phase_class = first.phase.map(|(p, _)| format!(" in-phase-{p}")).unwrap_or_default();
@@ -289,7 +290,7 @@ fn RowView(
         RowKind::Note { lane } => {
             // Lanes are added as servers appear: positions follow them (a stale row would point
             // at another server's lane).
-            let x = move || format!("left:{}%", lane_x(&lane));
+            let x = move || format!("left:{}%", fixed(lane_x(&lane), 3));
             view! {
                 <div class=move || format!("tl-row note{phase_class}{}", if is_active() { " active" } else { "" })
                     style=top id=format!("tl-row-{index}") role="option" aria-selected=move || selected().to_string()
@@ -356,9 +357,9 @@ fn RowView(
                 <div class=class style=top id=format!("tl-row-{index}") role="option"
                     aria-selected=move || selected().to_string() aria-label=aria on:click=click>
                     <span class=move || format!("tl-arrow {}", geometry.get().2)
-                        style=move || geometry.with(|(left, width, _)| format!("left:{left}%;width:{width}%"))></span>
+                        style=move || geometry.with(|(left, width, _)| format!("left:{}%;width:{}%", fixed(*left, 3), fixed(*width, 3)))></span>
                     <span class="tl-label"
-                        style=move || format!("left:calc({}% + {}px)", geometry.get().0, if own { 22 } else { 4 })>
+                        style=move || format!("left:calc({}% + {}px)", fixed(geometry.get().0, 3), if own { 22 } else { 4 })>
                         <span class="tl-text">{first.label.clone()}</span>
                         {badges}
                         {move || detail().map(|d| view! { <span class="tl-detail">{d}</span> })}
