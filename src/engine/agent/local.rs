@@ -73,7 +73,7 @@ fn format_number(v: f64) -> String {
 
 /// Deterministic made-up weather: the same city always gets the same answer.
 fn demo_weather(city: &str) -> String {
-    let h = city.to_lowercase().bytes().fold(2166136261u32, |h, b| (h ^ b as u32).wrapping_mul(16777619));
+    let h = city.to_ascii_lowercase().bytes().fold(2166136261u32, |h, b| (h ^ b as u32).wrapping_mul(16777619));
     let sky = ["Sunny", "Partly cloudy", "Cloudy", "Light rain", "Windy", "Clear"][(h % 6) as usize];
     let temp = (h / 7 % 30) as i32 + 2;
     format!("{sky}, {temp} degrees Celsius in {city} (demo data from Loopscope, not a real forecast)")

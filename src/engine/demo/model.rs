@@ -18,10 +18,21 @@ const STOP_WORDS: [&str; 24] = [
     "please", "get", "tell", "with", "it", "at", "how", "do",
 ];
 
+/// A letter or digit. Any non-ASCII character counts as a letter: core's Unicode tables cost
+/// the page kilobytes, and the demo model only needs words, names and paths.
+fn letter(c: char) -> bool {
+    c.is_ascii_alphanumeric() || !c.is_ascii()
+}
+
+/// Could start a name ("Tokyo", "Évian"): an ASCII capital, or any non-ASCII letter.
+fn capital(c: char) -> bool {
+    c.is_ascii_uppercase() || !c.is_ascii()
+}
+
 fn words(s: &str) -> Vec<String> {
-    s.split(|c: char| !c.is_alphanumeric())
+    s.split(|c: char| !letter(c))
         .filter(|w| w.len() > 2)
-        .map(str::to_lowercase)
+        .map(|w| w.to_ascii_lowercase())
         .filter(|w| !STOP_WORDS.contains(&w.as_str()))
         .collect()
 }
@@ -63,8 +74,8 @@ fn place(q: &str) -> Option<String> {
         if t.eq_ignore_ascii_case("in") {
             let name: Vec<&str> = tokens[i + 1..]
                 .iter()
-                .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
-                .take_while(|w| w.chars().next().is_some_and(char::is_uppercase))
+                .map(|w| w.trim_matches(|c: char| !letter(c)))
+                .take_while(|w| w.chars().next().is_some_and(capital))
                 .collect();
             if !name.is_empty() {
                 return Some(name.join(" "));
@@ -74,8 +85,8 @@ fn place(q: &str) -> Option<String> {
     tokens
         .iter()
         .skip(1)
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
-        .find(|w| w.len() > 2 && w.chars().next().is_some_and(char::is_uppercase) && *w != "MCP")
+        .map(|w| w.trim_matches(|c: char| !letter(c)))
+        .find(|w| w.len() > 2 && w.chars().next().is_some_and(capital) && *w != "MCP")
         .map(str::to_owned)
 }
 
@@ -89,11 +100,10 @@ fn quoted(q: &str) -> Option<String> {
 /// A file path in a question: a word with a slash, or a name with an extension ("main.ts").
 fn path(q: &str) -> Option<String> {
     q.split_whitespace()
-        .map(|w| w.trim_matches(|c: char| !(c.is_alphanumeric() || "/._-".contains(c))).trim_end_matches('.'))
+        .map(|w| w.trim_matches(|c: char| !(letter(c) || "/._-".contains(c))).trim_end_matches('.'))
         .find(|w| {
             w.contains('/')
-                || w.split_once('.')
-                    .is_some_and(|(a, b)| !a.is_empty() && b.chars().all(char::is_alphanumeric) && !b.is_empty())
+                || w.split_once('.').is_some_and(|(a, b)| !a.is_empty() && b.chars().all(letter) && !b.is_empty())
         })
         .map(str::to_owned)
 }
@@ -115,7 +125,7 @@ fn arguments(schema: &Value, q: &str) -> Option<Value> {
     let mut next_num = nums.iter();
     for (name, spec) in &props {
         let kind = spec.get("type").and_then(Value::as_str).unwrap_or("string");
-        let lname = name.to_lowercase();
+        let lname = name.to_ascii_lowercase();
         let value = match kind {
             "number" | "integer" => {
                 next_num.next().map(|n| if kind == "integer" { json!(*n as i64) } else { json!(n) })

@@ -200,10 +200,10 @@ impl DemoServer {
                 let Some(query) = string("query") else {
                     return Answer::json(200, error(id, -32602, "Invalid params: 'query' is required"));
                 };
-                let q = query.to_lowercase();
+                let q = query.to_ascii_lowercase();
                 let hits: Vec<String> = NOTES
                     .iter()
-                    .filter(|(k, v)| format!("{k} {v}").to_lowercase().contains(&q))
+                    .filter(|(k, v)| format!("{k} {v}").to_ascii_lowercase().contains(&q))
                     .map(|(k, v)| format!("{k}: {v}"))
                     .collect();
                 let text = if hits.is_empty() { format!("No note mentions {query:?}.") } else { hits.join("\n") };
