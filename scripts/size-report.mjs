@@ -1,6 +1,6 @@
 // Size report of a release build: raw, gzip and brotli bytes of every wasm, JS and CSS file in
 // the dist folder, and a budget on the gzip total. Usage: node scripts/size-report.mjs dist
-import { readdirSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { join, extname } from "node:path";
 import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 
@@ -8,7 +8,7 @@ import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 // raise it only for a feature whose cost is recorded in docs/size.md, never silently). The target set
 // in issue 2 is 250 KB (MCP Inspector's client is 290 KB): see docs/size.md for the measurements,
 // what was tried, and what stands between us and the target.
-const BUDGET_GZIP = 450_000;
+const BUDGET_GZIP = 430_000;
 const TARGET_GZIP = 250_000;
 
 const dir = process.argv[2] ?? "dist";
@@ -48,5 +48,19 @@ if (total.gzip > BUDGET_GZIP) {
   console.error(`size budget exceeded: ${total.gzip} B gzip > ${BUDGET_GZIP} B`);
   process.exit(1);
 }
+// Sentinels: code that costs kilobytes for little, found by name in the wasm Cargo built for
+// Trunk, before wasm-bindgen strips the names (docs/size.md). clippy.toml keeps out core's
+// Unicode tables; no lint can see an f64 being formatted.
+const NAMED = "target/wasm32-unknown-unknown/release/loopscope.wasm";
+const SENTINELS = [
+  ["flt2dec", "core's float formatting ({x} or {x:.N} on an f64, about 6 KB gzip): write numbers with engine::num::{fixed, shortest}"],
+];
+if (existsSync(NAMED)) {
+  const names = readFileSync(NAMED).toString("latin1");
+  const found = SENTINELS.filter(([needle]) => names.includes(needle));
+  for (const [needle, why] of found) console.error(`size sentinel "${needle}" is in ${NAMED}: ${why}`);
+  if (found.length > 0) process.exit(1);
+}
+
 console.log(`size budget: ${total.gzip} B gzip of ${BUDGET_GZIP} B (${((100 * total.gzip) / BUDGET_GZIP).toFixed(0)} %)`);
 console.log(`target: ${TARGET_GZIP} B gzip; ${total.gzip > TARGET_GZIP ? `${total.gzip - TARGET_GZIP} B over` : "met"} (docs/size.md)`);
