@@ -49,14 +49,7 @@ fn main() {
             );
             trace.borrow_mut().clear();
             let cancel = CancelToken::new();
-            let turn = Turn {
-                settings: &settings,
-                servers: &servers,
-                cancel: &cancel,
-                max_iterations: 4,
-                approve: None,
-                leave_out_results: false,
-            };
+            let turn = Turn::new(&settings, &servers, &cancel, 4);
             agent.run(Vec::new(), Message::user_text("go"), &turn, Rc::new(|_| {})).await;
             let step = step_overhead(&trace.borrow()).expect("one routed MCP call in the trace");
             to_mcp.push(step.to_mcp_ms);

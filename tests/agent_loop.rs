@@ -75,7 +75,7 @@ impl Harness {
         settings: &ClaudeSettings,
     ) -> TurnOutcome {
         let sink = self.events.clone();
-        let turn = Turn { settings, servers, cancel, max_iterations: 8, approve: None, leave_out_results: false };
+        let turn = Turn::new(settings, servers, cancel, 8);
         self.agent.run(history, Message::user_text(text), &turn, Rc::new(move |e| sink.borrow_mut().push(e))).await
     }
 
@@ -304,14 +304,8 @@ async fn a_server_that_goes_down_mid_loop_becomes_an_is_error_result() {
             victim.borrow_mut().kill();
         }
     });
-    let turn = Turn {
-        settings: &h.settings,
-        servers: &servers,
-        cancel: &CancelToken::new(),
-        max_iterations: 8,
-        approve: None,
-        leave_out_results: false,
-    };
+    let cancel = CancelToken::new();
+    let turn = Turn::new(&h.settings, &servers, &cancel, 8);
     let out = h.agent.run(Vec::new(), Message::user_text("add twice"), &turn, emit).await;
     assert_eq!(out.end, TurnEnd::EndTurn, "{}", out.end.explain());
     let reqs = h.requests();
@@ -496,14 +490,8 @@ async fn the_teaching_switch_shows_the_apis_400_and_keeps_the_history_whole_a12(
     let h = Harness::new("sk-teach").await;
     h.script(vec![reply(vec![tool_use("calculate", json!({"expression": "2+2"}))])]);
     let sink = h.events.clone();
-    let turn = Turn {
-        settings: &h.settings,
-        servers: &[],
-        cancel: &CancelToken::new(),
-        max_iterations: 4,
-        approve: None,
-        leave_out_results: true,
-    };
+    let cancel = CancelToken::new();
+    let turn = Turn { leave_out_results: true, ..Turn::new(&h.settings, &[], &cancel, 4) };
     let out =
         h.agent.run(Vec::new(), Message::user_text("2+2?"), &turn, Rc::new(move |e| sink.borrow_mut().push(e))).await;
 

@@ -107,14 +107,7 @@ async fn the_demo_model_corrects_itself_after_a_json_rpc_error() {
     let events = Rc::new(RefCell::new(Vec::new()));
     let sink = events.clone();
     let cancel = CancelToken::new();
-    let turn = Turn {
-        settings: &settings,
-        servers: &servers,
-        cancel: &cancel,
-        max_iterations: 8,
-        approve: None,
-        leave_out_results: false,
-    };
+    let turn = Turn::new(&settings, &servers, &cancel, 8);
     let out = agent
         .run(
             Vec::new(),
@@ -146,14 +139,7 @@ async fn the_demo_model_refuses_a_left_out_tool_result_as_the_api_does() {
     let agent = Agent::new(platform, tracer);
     let settings = ClaudeSettings { base_url: DEMO_BASE_URL.into(), api_key: String::new(), ..Default::default() };
     let cancel = CancelToken::new();
-    let turn = Turn {
-        settings: &settings,
-        servers: &[],
-        cancel: &cancel,
-        max_iterations: 8,
-        approve: None,
-        leave_out_results: true,
-    };
+    let turn = Turn { leave_out_results: true, ..Turn::new(&settings, &[], &cancel, 8) };
     let out = agent.run(Vec::new(), Message::user_text("What is 17 * 23?"), &turn, Rc::new(|_| {})).await;
     let TurnEnd::Failed(loopscope::engine::claude::ClaudeError::Api { status, message, request_id, .. }) = &out.end
     else {

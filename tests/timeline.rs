@@ -58,14 +58,7 @@ async fn every_error_layer_gets_its_own_badge_and_story() {
         ],
     );
     let cancel = CancelToken::new();
-    let turn = Turn {
-        settings: &settings,
-        servers: &servers,
-        cancel: &cancel,
-        max_iterations: 4,
-        approve: None,
-        leave_out_results: false,
-    };
+    let turn = Turn::new(&settings, &servers, &cancel, 4);
     let run = agent.run(Vec::new(), Message::user_text("try everything"), &turn, Rc::new(|_| {}));
     // The doomed server dies once phase 2 has begun, after phase 1 listed its tools.
     let killer = async {

@@ -74,14 +74,7 @@ async fn the_loop_runs_in_the_browser_with_an_mcp_and_a_local_tool() {
     )
     .await;
     let cancel = CancelToken::new();
-    let turn = Turn {
-        settings: &settings,
-        servers: &servers,
-        cancel: &cancel,
-        max_iterations: 4,
-        approve: None,
-        leave_out_results: false,
-    };
+    let turn = Turn::new(&settings, &servers, &cancel, 4);
     let out = agent.run(Vec::new(), Message::user_text("echo and weather"), &turn, Rc::new(|_| {})).await;
     assert_eq!(out.end, TurnEnd::EndTurn, "{}", out.end.explain());
     let answer = out.history.last().unwrap().text();
@@ -116,14 +109,7 @@ async fn per_step_overhead_in_the_browser() {
         .await;
         trace.borrow_mut().clear();
         let cancel = CancelToken::new();
-        let turn = Turn {
-            settings: &settings,
-            servers: &servers,
-            cancel: &cancel,
-            max_iterations: 4,
-            approve: None,
-            leave_out_results: false,
-        };
+        let turn = Turn::new(&settings, &servers, &cancel, 4);
         let out = agent.run(Vec::new(), Message::user_text("go"), &turn, Rc::new(|_| {})).await;
         assert_eq!(out.end, TurnEnd::EndTurn);
         let step = step_overhead(&trace.borrow()).expect("one routed MCP call in the trace");

@@ -45,6 +45,18 @@ pub struct Turn<'a, P: Platform> {
     pub leave_out_results: bool,
 }
 
+impl<'a, P: Platform> Turn<'a, P> {
+    /// A turn of at most `max_iterations` rounds, with no approval asked and no teaching switch.
+    pub fn new(
+        settings: &'a ClaudeSettings,
+        servers: &'a [ServerHandle<P>],
+        cancel: &'a CancelToken,
+        max_iterations: u32,
+    ) -> Self {
+        Turn { settings, servers, cancel, max_iterations, approve: None, leave_out_results: false }
+    }
+}
+
 pub struct Agent<P: Platform> {
     platform: Rc<P>,
     tracer: Tracer,
