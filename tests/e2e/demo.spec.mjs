@@ -80,3 +80,18 @@ test("the teaching switch leaves out a tool_result: the API's 400 is shown, and 
   await expect(chat.getByText("calculate said: 17 * 23 = 391", { exact: false })).toBeVisible();
   console.expectNone();
 });
+
+test("a workshop link (?demo) opens with the demo model and the demo server", async ({ page }) => {
+  const console = watchConsole(page);
+  await openApp(page, "./?demo");
+  await expect(page.getByLabel("Demo model (no key)")).toBeChecked();
+  const card = page.getByRole("article", { name: "demo" });
+  await expect(card.getByText("connected", { exact: true })).toBeVisible();
+  // Opened again (an attendee reloads): still one demo server.
+  await page.reload();
+  await expect(page.getByRole("article", { name: "demo" }).getByText("connected", { exact: true })).toBeVisible();
+  await expect(page.getByRole("article", { name: /^demo/ })).toHaveCount(1);
+  await ask(page, "Search the notes for \"jsonrpc\" and explain what you find.");
+  await expect(page.getByRole("log", { name: "Conversation" }).getByText(/demo_search_notes said: /)).toBeVisible();
+  console.expectNone();
+});

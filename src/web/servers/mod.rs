@@ -92,7 +92,7 @@ pub fn ServersPanel() -> impl IntoView {
             </form>
             <Show when=move || !has_demo()>
                 <p class="demo-server">
-                    <button type="button" on:click=move |_| svc.add_server(DEMO_SERVER_URL.into(), "demo".into(), Vec::new())>
+                    <button type="button" on:click=move |_| svc.add_demo_server()>
                         "Add the demo server"
                     </button>
                     <span class="hint">" No server at hand? A small MCP server that runs in this page, with a tool for each outcome: a result, a JSON-RPC error, isError and HTTP 504."</span>

@@ -13,6 +13,7 @@ use super::dialogs::{Answer, DialogKind};
 use super::servers::{Conn, ServerView, Status};
 use crate::engine::agent::catalog::{slug, unique_label};
 use crate::engine::cancel::CancelToken;
+use crate::engine::demo::DEMO_SERVER_URL;
 use crate::engine::layer::Layer;
 use crate::engine::mcp::{
     ElicitationHandler, Handlers, ListKind, ListenEnd, McpClient, McpError, RequestOptions, SamplingHandler,
@@ -110,6 +111,13 @@ impl Services {
         });
         self.servers.save();
         self.connect(id, headers);
+    }
+
+    /// Adds the MCP server that runs in the page, unless it is in the list already.
+    pub fn add_demo_server(&self) {
+        if !self.servers.list.with_untracked(|l| l.iter().any(|s| s.url == DEMO_SERVER_URL)) {
+            self.add_server(DEMO_SERVER_URL.into(), "demo".into(), Vec::new());
+        }
     }
 
     /// Restores the saved servers and connects those that need no headers.

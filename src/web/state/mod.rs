@@ -64,6 +64,13 @@ impl Services {
         };
         provide_context(services);
         services.restore_servers();
+        // A workshop link (…/?demo) opens with the demo model and the demo server: no key and no
+        // server needed.
+        let search = leptos::prelude::location().search().unwrap_or_default();
+        if search.trim_start_matches('?').split('&').any(|p| p == "demo" || p.starts_with("demo=")) {
+            services.settings.update(|d| d.demo = true);
+            services.add_demo_server();
+        }
         services
     }
 
