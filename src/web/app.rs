@@ -15,9 +15,11 @@ use super::timeline::{DetailPane, TimelinePanel};
 pub fn App() -> impl IntoView {
     let svc = Services::provide();
     let demo = move || svc.settings.data.with(|d| d.demo);
+    // While a dialog waits for an answer, the page behind it is inert: no focus, no clicks.
+    let behind = move || svc.dialogs.queue.with(|q| !q.is_empty()).then_some("");
     view! {
-        <a class="skip-link" href="#timeline">"Skip to timeline"</a>
-        <header class="topbar">
+        <a class="skip-link" href="#timeline" inert=behind>"Skip to timeline"</a>
+        <header class="topbar" inert=behind>
             <h1 class="brand">"Loopscope"</h1>
             <p class="tagline">"Watch Claude call tools through MCP, one phase at a time."</p>
             <Show when=demo>
@@ -25,7 +27,7 @@ pub fn App() -> impl IntoView {
             </Show>
             <ThemeToggle/>
         </header>
-        <div class="workspace">
+        <div class="workspace" inert=behind>
             <aside class="sidebar" aria-label="Settings and servers">
                 <SettingsPanel/>
                 <ServersPanel/>

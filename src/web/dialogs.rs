@@ -11,7 +11,6 @@ use super::state::{Answer, Dialog, DialogKind, use_services};
 use super::widgets::{Code, pretty};
 use crate::engine::cancel::CancelToken;
 use crate::protocol::claude::{CreateMessage, Message};
-use crate::protocol::jsonrpc::{ErrorCode, ErrorObject};
 use crate::protocol::mcp::{ContentBlock, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitResult};
 
 /// The text of a sampling message's content (one block or an array of blocks).
@@ -107,12 +106,7 @@ fn Sampling(id: u64, server: String, params: CreateMessageParams) -> impl IntoVi
         };
         svc.dialogs.answer(id, Answer::Sampling(Ok(result)));
     };
-    let decline = move |_| {
-        svc.dialogs.answer(
-            id,
-            Answer::Sampling(Err(ErrorObject::new(ErrorCode(-1), "The user declined the sampling request"))),
-        )
-    };
+    let decline = move |_| svc.dialogs.answer(id, Answer::declined_sampling());
     view! {
         <h3 id="dialog-title">{format!("The MCP server \"{server}\" asks Claude for a message")}</h3>
         <p class="hint">"Sampling: the server wants an LLM answer. Nothing is sent until you press Send, with your key; \
@@ -179,6 +173,17 @@ pub fn Dialogs() -> impl IntoView {
     let svc = use_services();
     move || {
         let Dialog { id, kind } = svc.dialogs.queue.with(|q| q.first().cloned())?;
+        // Escape dismisses, as the Deny/Decline/Cancel button would.
+        let refusal = kind.refusal();
+        let refusal = StoredValue::new(Some(refusal));
+        let on_key = move |ev: leptos::ev::KeyboardEvent| {
+            if ev.key() == "Escape" {
+                ev.prevent_default();
+                if let Some(answer) = refusal.try_update_value(Option::take).flatten() {
+                    svc.dialogs.answer(id, answer);
+                }
+            }
+        };
         let body = match kind {
             DialogKind::Approval { tool, target, input } => view! { <Approval id tool target input/> }.into_any(),
             DialogKind::Sampling { server, params } => view! { <Sampling id server params/> }.into_any(),
@@ -189,7 +194,7 @@ pub fn Dialogs() -> impl IntoView {
         };
         Some(view! {
             <div class="backdrop">
-                <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="dialog-title">{body}</div>
+                <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="dialog-title" on:keydown=on_key>{body}</div>
             </div>
         })
     }

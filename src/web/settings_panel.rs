@@ -60,7 +60,7 @@ pub fn SettingsPanel() -> impl IntoView {
                     prop:disabled=move || settings.api_key.with(String::is_empty) && !data.with(|d| d.remember_key)>
                     "Forget key"
                 </button>
-                <p class="hint">"The key is sent only to the base URL below, never shown in the timeline or exports."</p>
+                <p class="hint">"The key is sent only to the base URL below, and never shown in the timeline or its details (masked as ••••••)."</p>
             </div>
             <details class="more">
                 <summary>"Model and request"</summary>

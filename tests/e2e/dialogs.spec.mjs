@@ -72,6 +72,25 @@ test("with approval on, a denied call reaches Claude as is_error (C-31)", async 
   await expect(chat.getByText("calculate failed: The user denied this tool call.")).toBeVisible();
 });
 
+test("a dialog works by keyboard: focus stays in it, the page behind is inert, Escape denies", async ({ page }) => {
+  await openApp(page, "./?demo");
+  await page.getByText("Model and request").click();
+  await page.getByLabel("Ask before each tool call").check();
+  await page.getByRole("textbox", { name: "Message", exact: true }).fill("What is 6 * 7?");
+  await page.getByRole("button", { name: "Send" }).click();
+  const dialog = page.getByRole("dialog", { name: "Run this tool call?" });
+  await expect(dialog.getByRole("button", { name: "Allow" })).toBeFocused();
+  for (let i = 0; i < 4; i++) {
+    await page.keyboard.press("Tab");
+    const outside = await page.evaluate(() => !!document.activeElement?.closest(".workspace, .topbar, .skip-link"));
+    expect(outside, `Tab ${i + 1} left the dialog`).toBe(false);
+  }
+  await page.keyboard.press("Escape");
+  await expect(dialog).toBeHidden();
+  const chat = page.getByRole("log", { name: "Conversation" });
+  await expect(chat.getByText("calculate failed: The user denied this tool call.")).toBeVisible();
+});
+
 test("rate limits and stream errors are retried and said in the chat (A-10, A-15)", async ({ page }) => {
   const console = watchConsole(page, ["Failed to load resource"]);
   await openApp(page);

@@ -16,6 +16,30 @@ pub enum DialogKind {
     Elicitation { server: String, params: ElicitParams },
 }
 
+impl Answer {
+    /// What the server hears when the user declines its sampling request.
+    pub fn declined_sampling() -> Self {
+        Answer::Sampling(Err(ErrorObject::new(
+            crate::protocol::jsonrpc::ErrorCode(-1),
+            "The user declined the sampling request",
+        )))
+    }
+}
+
+impl DialogKind {
+    /// The answer when the user dismisses the dialog (Escape, Decline): the call is denied, the
+    /// sampling request refused, the elicitation cancelled (the MCP spec's "dismissed").
+    pub fn refusal(&self) -> Answer {
+        match self {
+            DialogKind::Approval { .. } => Answer::Approve(false),
+            DialogKind::Sampling { .. } => Answer::declined_sampling(),
+            DialogKind::Elicitation { .. } => {
+                Answer::Elicit(ElicitResult { action: crate::protocol::mcp::ElicitAction::Cancel, content: None })
+            }
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Dialog {
     pub id: u64,
