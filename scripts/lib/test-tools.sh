@@ -1,10 +1,12 @@
-# What the tests need beyond the build tools: Chromium + chromedriver, the npm test packages
+# What the tests need beyond the build tools: Chromium + chromedriver, curl, the npm test packages
 # (Playwright, the real MCP server) and a Python venv with the official MCP SDK.
 
-ensure_chromium() {
+ensure_apt_tools() {
     local missing=()
     command -v chromium >/dev/null || missing+=(chromium)
     command -v chromedriver >/dev/null || missing+=(chromium-driver)
+    # The e2e tests run the detail pane's "Replay it with curl" command against a real server.
+    command -v curl >/dev/null || missing+=(curl)
     if [ ${#missing[@]} -gt 0 ]; then
         step "Installing ${missing[*]} from Debian"
         { as_root apt-get update -qq && as_root env DEBIAN_FRONTEND=noninteractive \
@@ -50,7 +52,7 @@ ensure_venv() {
 
 ensure_test_tools() {
     ensure_build_tools
-    ensure_chromium
+    ensure_apt_tools
     ensure_node_modules
     ensure_venv
 }

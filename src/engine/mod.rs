@@ -6,6 +6,7 @@
 pub mod agent;
 pub mod cancel;
 pub mod claude;
+pub mod curl;
 pub mod deadline;
 pub mod demo;
 pub mod layer;

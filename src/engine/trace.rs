@@ -226,7 +226,7 @@ struct Inner {
 #[derive(Clone)]
 pub struct Tracer(Rc<Inner>);
 
-const MASK: &str = "••••••";
+pub const MASK: &str = "••••••";
 /// Header names whose values are always credentials.
 const SECRET_HEADERS: [&str; 5] = ["authorization", "proxy-authorization", "x-api-key", "cookie", "set-cookie"];
 

@@ -3,7 +3,8 @@
 // and the server's log messages.
 import { test, expect } from "@playwright/test";
 import { URLS } from "./fixtures.mjs";
-import { addServer, openApp, snap, timelineRow, watchConsole } from "./support.mjs";
+import { execFileSync } from "node:child_process";
+import { addServer, openApp, openRow, snap, timelineRow, watchConsole } from "./support.mjs";
 
 test("a tool called by hand shows its progress and can be cancelled (C-21, C-22)", async ({ page }) => {
   const console = watchConsole(page);
@@ -107,5 +108,28 @@ test("a subscribed resource on screen is re-read when the server says it changed
   await card.getByRole("button", { name: "Disconnect" }).click();
   await expect(await timelineRow(page, /resources\/unsubscribe/)).toBeVisible();
   await expect(await timelineRow(page, /DELETE/)).toBeVisible();
+  console.expectNone();
+});
+
+test("a traced request replays from a terminal: the detail pane's curl command gets the same answer", async ({ page }) => {
+  const console = watchConsole(page);
+  await openApp(page);
+  const card = await addServer(page, URLS.python, "notes");
+  await card.locator("summary", { hasText: "search_notes" }).click();
+  const form = card.getByRole("form", { name: "Call search_notes" });
+  await form.getByLabel(/^query/i).fill("jsonrpc");
+  await form.getByRole("button", { name: "Call tool" }).click();
+  await expect(card.getByRole("status").filter({ hasText: "JSON-RPC 2.0 is a strict contract" })).toBeVisible();
+
+  await openRow(page, /Loopscope \(client\) to MCP: notes: tools\/call #\d+/);
+  const detail = page.getByRole("dialog").first();
+  await detail.getByText("Replay it with curl").first().click();
+  const command = await detail.getByLabel("The request as a curl command").first().innerText();
+  expect(command).toMatch(/^curl -N -X POST 'http:\/\/127\.0\.0\.1:\d+\/mcp'/);
+  expect(command).toContain("-H 'mcp-session-id: ");
+  await snap(page, "replay-curl");
+  // The same session, version and body: the server answers the terminal as it answered the page.
+  const out = execFileSync("sh", ["-c", `${command} --max-time 10 --silent`], { encoding: "utf8", timeout: 15_000 });
+  expect(out).toContain("JSON-RPC 2.0 is a strict contract");
   console.expectNone();
 });

@@ -17,6 +17,13 @@ fn headers_text(h: &crate::engine::platform::Headers) -> String {
 
 /// One trace event, raw.
 fn raw(e: &TraceEvent) -> impl IntoView + use<> {
+    // A request can be replayed from a terminal, as the server saw it.
+    let replay = match &e.kind {
+        TraceKind::HttpRequest { method, url, headers, body, .. } => {
+            Some(crate::engine::curl::command(*method, url, headers, body.as_deref()))
+        }
+        _ => None,
+    };
     let (title, body) = match &e.kind {
         TraceKind::HttpRequest { method, url, headers, body, .. } => (
             format!("HTTP request: {method} {url}"),
@@ -100,6 +107,12 @@ fn raw(e: &TraceEvent) -> impl IntoView + use<> {
         <div class="raw-event">
             <h5>{title}</h5>
             {(!body.is_empty()).then(|| view! { <Code text=body label="Raw"/> })}
+            {replay.map(|cmd| view! {
+                <details class="replay">
+                    <summary>"Replay it with curl"</summary>
+                    <Code text=cmd label="The request as a curl command"/>
+                </details>
+            })}
         </div>
     }
 }
