@@ -1,7 +1,7 @@
 // A workshop without keys: the demo model drives the real loop in the page; without it, the
 // page says what is missing instead of failing.
 import { test, expect } from "@playwright/test";
-import { ask, openApp, snap, timelineRow, watchConsole } from "./support.mjs";
+import { ask, lowContrast, openApp, snap, timelineRow, watchConsole } from "./support.mjs";
 
 test("without a key the page says what to do", async ({ page }) => {
   await openApp(page);
@@ -53,6 +53,10 @@ test("no key and no server: the demo server shows each layer and the model corre
   await expect(await timelineRow(page, /MCP: demo to Loopscope \(client\): error #\d+.*-32602 Invalid params/)).toBeVisible();
   await expect(await timelineRow(page, /tools\/call #\d+.*HTTP 504/)).toBeVisible();
   await snap(page, "demo-server-layers");
+  // Badges, tool states and the chat read well in both themes.
+  expect(await lowContrast(page), "light").toEqual([]);
+  await page.getByRole("button", { name: "Switch to dark theme" }).click();
+  expect(await lowContrast(page), "dark").toEqual([]);
   console.expectNone();
 });
 

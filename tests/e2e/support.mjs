@@ -107,3 +107,33 @@ export async function timelineRow(page, name) {
   await expect(row).toBeVisible();
   return row;
 }
+
+/**
+ * Visible text that reads below 4.5:1 against its background (WCAG AA for normal text), as
+ * "ratio tag.class "text"" lines; disabled and inert parts are exempt, as WCAG allows.
+ */
+export async function lowContrast(page) {
+  return page.evaluate(() => {
+    const rgb = (s) => s.match(/[\d.]+/g).slice(0, 4).map(Number);
+    const lum = ([r, g, b]) =>
+      [r, g, b]
+        .map((c) => ((c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4))
+        .reduce((sum, c, i) => sum + c * [0.2126, 0.7152, 0.0722][i], 0);
+    const background = (el) => {
+      for (; el; el = el.parentElement) {
+        const c = rgb(getComputedStyle(el).backgroundColor);
+        if (c.length < 4 || c[3] > 0) return c;
+      }
+      return [255, 255, 255];
+    };
+    const low = [];
+    for (const el of document.querySelectorAll("body *")) {
+      const ownText = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+      if (!ownText || el.getClientRects().length === 0 || el.closest(":disabled, [inert], .disabled")) continue;
+      const [a, b] = [lum(rgb(getComputedStyle(el).color)), lum(background(el))].sort((x, y) => y - x);
+      const ratio = (a + 0.05) / (b + 0.05);
+      if (ratio < 4.5) low.push(`${ratio.toFixed(2)} ${el.tagName.toLowerCase()}.${el.className} "${el.textContent.trim().slice(0, 40)}"`);
+    }
+    return [...new Set(low)];
+  });
+}
