@@ -2,7 +2,7 @@
 // a tool's isError, a network (CORS) failure mid-loop — and a server the browser may not read.
 import { test, expect } from "@playwright/test";
 import { URLS } from "./fixtures.mjs";
-import { addServer, ask, openRow, openApp, reply, requests, script, snap, timelineRow, toolUse, useFakeClaude, watchConsole } from "./support.mjs";
+import { addServer, ask, lowContrast, openRow, openApp, reply, requests, script, snap, timelineRow, toolUse, useFakeClaude, watchConsole } from "./support.mjs";
 
 test("a server without CORS headers is explained as such", async ({ page }) => {
   await openApp(page);
@@ -56,6 +56,11 @@ test("HTTP 500, JSON-RPC error, isError and a network failure in one turn", asyn
   await timelineRow(page, /MCP: notes to Loopscope \(client\): result #\d+.*isError/);
   await timelineRow(page, /MCP: corsdrop to Loopscope \(client\): ✕ no HTTP answer/);
   await snap(page, "errors-timeline");
+  // Every layer's badge and the failure boxes read well, light and dark.
+  expect(await lowContrast(page), "light").toEqual([]);
+  await page.getByRole("button", { name: "Switch to dark theme" }).click();
+  expect(await lowContrast(page), "dark").toEqual([]);
+  await page.getByRole("button", { name: "Switch to light theme" }).click();
   await openRow(page, /MCP: corsdrop to Loopscope \(client\): ✕ no HTTP answer/);
   const detail = page.getByRole("dialog");
   await expect(detail.getByRole("heading", { name: "Layers crossed" })).toBeVisible();
