@@ -6,6 +6,12 @@ use leptos::prelude::*;
 use super::state::{SettingsData, use_services};
 use crate::engine::claude::MODEL_SUGGESTIONS;
 
+/// This page's address with `?demo`: it opens with the demo model and the demo server.
+fn workshop_link() -> String {
+    let l = location();
+    format!("{}{}?demo", l.origin().unwrap_or_default(), l.pathname().unwrap_or_default())
+}
+
 #[component]
 pub fn SettingsPanel() -> impl IntoView {
     let svc = use_services();
@@ -33,6 +39,8 @@ pub fn SettingsPanel() -> impl IntoView {
             <Show when=demo>
                 <p class="hint">"The demo model is scripted in this page and is not Claude: it picks tools by keyword. \
                     Everything else is real: the tools array, MCP calls, routing and tool_results."</p>
+                <p class="hint">"Share with a workshop (opens with the demo model and the demo server): "
+                    <a href=workshop_link()>{workshop_link()}</a></p>
             </Show>
             <div class="field" class:disabled=demo>
                 <label for="api-key">"API key"</label>

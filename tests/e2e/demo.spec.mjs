@@ -89,6 +89,9 @@ test("a workshop link (?demo) opens with the demo model and the demo server", as
   const console = watchConsole(page);
   await openApp(page, "./?demo");
   await expect(page.getByLabel("Demo model (no key)")).toBeChecked();
+  // The settings show the link to share, and it is this page's own address.
+  const link = page.getByRole("link", { name: /\?demo$/ });
+  await expect(link).toHaveText(new URL("./?demo", page.url()).href);
   const card = page.getByRole("article", { name: "demo" });
   await expect(card.getByText("connected", { exact: true })).toBeVisible();
   // Opened again (an attendee reloads): still one demo server.
