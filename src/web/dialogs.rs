@@ -173,15 +173,12 @@ pub fn Dialogs() -> impl IntoView {
     let svc = use_services();
     move || {
         let Dialog { id, kind } = svc.dialogs.queue.with(|q| q.first().cloned())?;
-        // Escape dismisses, as the Deny/Decline/Cancel button would.
-        let refusal = kind.refusal();
-        let refusal = StoredValue::new(Some(refusal));
+        // Escape dismisses: the call denied, the sampling request declined, the form cancelled.
+        let dismissed = kind.clone();
         let on_key = move |ev: leptos::ev::KeyboardEvent| {
             if ev.key() == "Escape" {
                 ev.prevent_default();
-                if let Some(answer) = refusal.try_update_value(Option::take).flatten() {
-                    svc.dialogs.answer(id, answer);
-                }
+                svc.dialogs.answer(id, dismissed.refusal());
             }
         };
         let body = match kind {

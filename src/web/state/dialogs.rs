@@ -27,8 +27,8 @@ impl Answer {
 }
 
 impl DialogKind {
-    /// The answer when the user dismisses the dialog (Escape, Decline): the call is denied, the
-    /// sampling request refused, the elicitation cancelled (the MCP spec's "dismissed").
+    /// The answer when the user dismisses the dialog with Escape: the call is denied, the
+    /// sampling request declined, the elicitation cancelled (the MCP spec's "dismissed").
     pub fn refusal(&self) -> Answer {
         match self {
             DialogKind::Approval { .. } => Answer::Approve(false),
