@@ -2,7 +2,7 @@
 //! links Rust's float printing (Grisu, Dragon4, the exact path: about 18 KB of wasm); the page
 //! already carries serde_json's shortest float writer, and fixed decimals are integer arithmetic.
 
-/// The shortest text that reads back as `x` (integers without ".0"), as JavaScript prints it.
+/// The shortest text that reads back as `x`, integers without ".0" (serde_json's writer).
 pub fn shortest(x: f64) -> String {
     if x.fract() == 0.0 && x.abs() < 1e15 {
         return (x as i64).to_string();
