@@ -60,7 +60,7 @@ test("no key and no server: the demo server shows each layer and the model corre
   console.expectNone();
 });
 
-test("the teaching switch leaves out a tool_result: the API's 400 is shown, and Retry sends it (A-12)", async ({ page }) => {
+test("the teaching switch leaves out a tool_result: the API's 400 is shown, and Retry runs the turn with it (A-12)", async ({ page }) => {
   const console = watchConsole(page, ["status of 400"]);
   await openApp(page);
   await page.getByLabel("Demo model (no key)").check();

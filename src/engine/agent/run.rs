@@ -159,7 +159,7 @@ impl<P: Platform> Agent<P> {
                 self.tracer.note(
                     Peer::Client,
                     "Teaching switch: this request leaves out the tool_result blocks Claude is owed. \
-                     The API refuses such a history (400); the conversation keeps them for Retry.",
+                     The API refuses such a history (400); the conversation itself keeps them.",
                 );
                 Cow::Owned(history::without_tool_results(&history))
             } else {

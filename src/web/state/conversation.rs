@@ -95,7 +95,7 @@ impl Conversation {
             svc.chat.notice(
                 NoticeKind::Warning,
                 "Teaching switch: this turn leaves the tool_result blocks out of the request after the tool calls, \
-                 to show that the API refuses it (HTTP 400). Retry sends them.",
+                 to show that the API refuses it (HTTP 400). Retry runs the turn again, with them.",
                 None,
             );
         }
