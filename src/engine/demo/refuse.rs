@@ -20,23 +20,22 @@ pub fn missing_tool_results(request: &Value) -> Option<String> {
         if uses.is_empty() {
             continue;
         }
-        let Some(next) = messages.get(i + 1) else {
-            return Some(format!(
-                "messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after. \
-                 Each `tool_use` block must have a corresponding `tool_result` block in the next message."
-            ));
-        };
-        let answered: Vec<&str> = blocks(next)
+        // Answered only by tool_result blocks at the very start of the next message.
+        let answered: Vec<&str> = messages
+            .get(i + 1)
+            .map(blocks)
+            .unwrap_or_default()
             .iter()
             .take_while(|b| b["type"] == "tool_result")
             .filter_map(|b| b["tool_use_id"].as_str())
             .collect();
         let missing: Vec<&str> = uses.into_iter().filter(|u| !answered.contains(u)).collect();
         if !missing.is_empty() {
+            // The API names the ids only when a next message exists.
+            let ids = if i + 1 < messages.len() { format!(": {}", missing.join(", ")) } else { String::new() };
             return Some(format!(
-                "messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: {}. \
-                 Each `tool_use` block must have a corresponding `tool_result` block in the next message.",
-                missing.join(", ")
+                "messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after{ids}. \
+                 Each `tool_use` block must have a corresponding `tool_result` block in the next message."
             ));
         }
     }
@@ -71,5 +70,8 @@ mod tests {
         );
         assert_eq!(missing_tool_results(&answered), None);
         assert_eq!(missing_tool_results(&json!({"messages": [{"role": "user", "content": "hi"}]})), None);
+        let unanswered = json!({"messages": [{"role": "user", "content": "q"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "x", "input": {}}]}]});
+        assert!(missing_tool_results(&unanswered).unwrap().contains("immediately after. Each"));
     }
 }
