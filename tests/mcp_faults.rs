@@ -445,7 +445,7 @@ async fn the_trace_links_http_exchanges_and_json_rpc_ids() {
     // The tools/call: HTTP request → JSON-RPC out (same exchange) → status → body → JSON-RPC in → outcome.
     let out = events
         .iter()
-        .find(|e| matches!(&e.kind, TraceKind::Rpc { direction: Direction::Out, message, .. } if message["method"] == "tools/call"))
+        .find(|e| matches!(&e.kind, TraceKind::Rpc { direction: Direction::Out, message, .. } if message.method() == Some("tools/call")))
         .unwrap();
     let TraceKind::Rpc { exchange: Some(exchange), message: request, .. } = &out.kind else { unreachable!() };
     let same_exchange: Vec<&str> = events
@@ -456,7 +456,7 @@ async fn the_trace_links_http_exchanges_and_json_rpc_ids() {
             TraceKind::HttpResponse { exchange: x, status: 200, .. } if x == exchange => Some("status"),
             TraceKind::HttpBody { exchange: x, .. } if x == exchange => Some("body"),
             TraceKind::Rpc { exchange: Some(x), direction: Direction::In, message, .. } if x == exchange => {
-                assert_eq!(message["id"], request["id"]);
+                assert_eq!(message.id(), request.id());
                 Some("rpc in")
             }
             _ => None,

@@ -166,7 +166,7 @@ async fn server_everything_resource_subscriptions_c33() {
         .borrow()
         .iter()
         .filter_map(|e| match &e.kind {
-            TraceKind::Rpc { message, .. } => message["method"].as_str().map(str::to_owned),
+            TraceKind::Rpc { message, .. } => message.method().map(str::to_owned),
             _ => None,
         })
         .collect();

@@ -102,7 +102,7 @@ async fn every_error_layer_gets_its_own_badge_and_story() {
     assert!(results.iter().all(|r| r.phase.map(|p| p.0) == Some(4)));
 
     let layers = |id: &str| -> Vec<(&'static str, bool)> {
-        tool_story(id, &events).unwrap().steps.iter().map(|s| (s.layer, s.ok)).collect()
+        tool_story(id, &events).unwrap().steps.iter().map(|s| (s.layer.label(), s.ok)).collect()
     };
     assert_eq!(
         layers("toolu_http"),

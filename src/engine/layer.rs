@@ -2,9 +2,11 @@
 //! truck": the truck (network, HTTP), the safe inside (JSON-RPC), what was in the safe (the
 //! tool's own `isError`), and what Claude finally received.
 
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Layer {
     /// No HTTP answer at all: connection refused, DNS, offline, or a CORS block in a browser.
     Network,
@@ -49,7 +51,7 @@ impl fmt::Display for Layer {
 }
 
 /// A failure as the trace and the UI show it: which layer, what happened, and what to do.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Failure {
     pub layer: Layer,
     pub message: String,

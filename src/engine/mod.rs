@@ -14,6 +14,7 @@ pub mod mcp;
 pub mod num;
 pub mod platform;
 pub mod sse;
+pub mod text;
 pub mod time;
 pub mod timeline;
 pub mod trace;

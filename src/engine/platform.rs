@@ -4,9 +4,11 @@
 //! are not `Send`: the browser is single-threaded and so is everything the engine runs on.
 
 use futures::stream::LocalBoxStream;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
 pub enum Method {
     Get,
     Post,
@@ -30,7 +32,7 @@ impl fmt::Display for Method {
 }
 
 /// Header names are stored lowercase; lookups are case-insensitive.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Headers(Vec<(String, String)>);
 
 impl Headers {

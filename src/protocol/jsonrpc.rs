@@ -220,6 +220,15 @@ impl Message {
         Err(EnvelopeError::Shape("no `method`, `result` or `error` member"))
     }
 
+    /// A request's params, a notification's params, a response's result: the payload.
+    pub fn params(&self) -> Option<&Value> {
+        match self {
+            Message::Request { params, .. } | Message::Notification { params, .. } => params.as_ref(),
+            Message::Response { result, .. } => Some(result),
+            Message::Error { .. } => None,
+        }
+    }
+
     /// Parses a body that holds one message or (MCP 2025-03-26) a batch of them (C-13).
     pub fn parse_all(text: &str) -> Result<Vec<Self>, EnvelopeError> {
         let v: Value = serde_json::from_str(text).map_err(|e| EnvelopeError::Json(e.to_string()))?;
@@ -227,6 +236,19 @@ impl Message {
             Value::Array(items) => items.into_iter().map(Message::from_value).collect(),
             v => Ok(vec![Message::from_value(v)?]),
         }
+    }
+}
+
+/// On the wire and in saved traces a message is its JSON-RPC object.
+impl Serialize for Message {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_value().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Message {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Message::from_value(Value::deserialize(d)?).map_err(serde::de::Error::custom)
     }
 }
 

@@ -26,6 +26,7 @@ fn ToolCallView(call: ToolCall) -> impl IntoView {
         ToolState::Running => ("running", "running…"),
         ToolState::Done { is_error: false, .. } => ("ok", "done"),
         ToolState::Done { is_error: true, .. } => ("error", "is_error"),
+        ToolState::NotRun { .. } => ("not-run", "not executed"),
     };
     view! {
         <div class=move || format!("tool-call {}", status().0)>
@@ -46,7 +47,9 @@ fn ToolCallView(call: ToolCall) -> impl IntoView {
                         <Code text=text label="Tool result"/>
                     </details>
                     {failure.map(|f| view! { <FailureBox failure=f/> })}
-                }),
+                }
+                .into_any()),
+                ToolState::NotRun { why } => Some(view! { <p class="not-run-why">{why}</p> }.into_any()),
                 _ => None,
             }}
         </div>

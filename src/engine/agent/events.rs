@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::catalog::Catalog;
-use crate::engine::claude::ClaudeError;
+use crate::engine::claude::{ClaudeError, StreamUpdate, ToolCallStub};
 use crate::engine::layer::Failure;
 use crate::engine::trace::RouteTarget;
 use crate::protocol::claude::{Message, ToolResult, Usage};
@@ -20,19 +20,8 @@ pub enum AgentEvent {
     AttemptStarted {
         iteration: u32,
     },
-    BlockStarted {
-        index: usize,
-        kind: String,
-        name: Option<String>,
-    },
-    TextDelta {
-        index: usize,
-        text: String,
-    },
-    ThinkingDelta {
-        index: usize,
-        text: String,
-    },
+    /// What the stream added to the answer: a block began, text or thinking arrived.
+    Stream(StreamUpdate),
     /// The attempt failed and will be retried: forget what it streamed.
     Retrying {
         error: ClaudeError,
@@ -66,6 +55,8 @@ pub enum AgentEvent {
     ToolResults {
         message: Message,
     },
+    /// The turn is over: every call Claude began and that did not run never will.
+    Ended(TurnEnd),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -75,9 +66,9 @@ pub enum TurnEnd {
     StopSequence {
         sequence: Option<String>,
     },
-    /// Out of tokens. `cut_off` names a tool call that was cut off mid-input and not run.
+    /// Out of tokens. `cut_off` is a tool call that was cut off mid-input and not run.
     MaxTokens {
-        cut_off: Option<String>,
+        cut_off: Option<ToolCallStub>,
     },
     Refusal {
         details: Option<Value>,
@@ -115,7 +106,8 @@ impl TurnEnd {
                 format!("Claude stopped at the stop sequence {}.", sequence.as_deref().map_or("(unknown)".into(), |s| format!("{s:?}")))
             }
             TurnEnd::MaxTokens { cut_off: Some(call) } => format!(
-                "Claude ran out of tokens (max_tokens) while writing a call to {call}. The call was not executed. Raise Max tokens in Settings and press Retry."
+                "Claude ran out of tokens (max_tokens) while writing a call to {}. The call was not executed. Raise Max tokens in Settings and press Retry.",
+                call.name
             ),
             TurnEnd::MaxTokens { cut_off: None } => {
                 "The answer was cut off at max_tokens. Raise Max tokens in Settings and press Retry for a full answer.".into()
@@ -140,6 +132,24 @@ impl TurnEnd {
                 s
             }
         }
+    }
+}
+
+impl TurnEnd {
+    /// Why a call Claude began in this turn and that never ran was not executed, in words.
+    pub fn not_executed(&self) -> &'static str {
+        match self {
+            TurnEnd::MaxTokens { .. } => "Not executed: Claude was cut off at max_tokens before the call was complete.",
+            TurnEnd::Failed(_) => "Not executed: the request failed before the call was complete.",
+            TurnEnd::Aborted => "Not executed: stopped by you.",
+            TurnEnd::IterationLimit { .. } => "Not executed: the loop reached its round limit.",
+            _ => "Not executed: the turn ended first.",
+        }
+    }
+
+    /// Whether the turn ended as Claude meant it to (nothing to retry).
+    pub fn is_normal(&self) -> bool {
+        matches!(self, TurnEnd::EndTurn | TurnEnd::StopSequence { .. })
     }
 }
 

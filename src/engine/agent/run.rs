@@ -128,11 +128,12 @@ impl<P: Platform> Agent<P> {
         emit(AgentEvent::Phase { phase, iteration });
     }
 
-    fn end(&self, history: Vec<Message>, end: TurnEnd, iterations: u32) -> TurnOutcome {
+    fn end(&self, history: Vec<Message>, end: TurnEnd, iterations: u32, emit: &Emit) -> TurnOutcome {
         self.tracer.emit(
             Peer::Client,
             TraceKind::TurnEnd { stop_reason: end.stop_reason().map(str::to_owned), summary: end.explain() },
         );
+        emit(AgentEvent::Ended(end.clone()));
         TurnOutcome { history, end, iterations }
     }
 
@@ -146,7 +147,7 @@ impl<P: Platform> Agent<P> {
         while iteration < turn.max_iterations {
             iteration += 1;
             if turn.cancel.is_cancelled() {
-                return self.end(history, TurnEnd::Aborted, iteration);
+                return self.end(history, TurnEnd::Aborted, iteration, &emit);
             }
             if iteration > 1 && turn.servers.iter().any(|s| s.stale.get()) {
                 catalog = self.aggregate(turn.servers, iteration, &emit).await;
@@ -164,7 +165,7 @@ impl<P: Platform> Agent<P> {
                 Cow::Owned(history::without_tool_results(&history))
             } else {
                 if let Err(why) = history::check(&history) {
-                    return self.end(history, TurnEnd::Failed(ClaudeError::InvalidHistory(why)), iteration);
+                    return self.end(history, TurnEnd::Failed(ClaudeError::InvalidHistory(why)), iteration, &emit);
                 }
                 Cow::Borrowed(&history)
             };
@@ -185,14 +186,14 @@ impl<P: Platform> Agent<P> {
             let mut on_news = |news: StreamNews<'_>| forward(&emit, news);
             let answer = match self.claude.stream(turn.settings, &request, turn.cancel, &mut on_news).await {
                 Ok(a) => a,
-                Err(ClaudeError::Cancelled) => return self.end(history, TurnEnd::Aborted, iteration),
-                Err(e) => return self.end(history, TurnEnd::Failed(e), iteration),
+                Err(ClaudeError::Cancelled) => return self.end(history, TurnEnd::Aborted, iteration, &emit),
+                Err(e) => return self.end(history, TurnEnd::Failed(e), iteration, &emit),
             };
 
             // a tool_use cut off by max_tokens is never run; nothing of this answer is kept.
-            if let Some((_, what)) = answer.unfinished.iter().find(|(_, what)| what.starts_with("tool_use")) {
-                let call = what.trim_start_matches("tool_use ").to_owned();
-                return self.end(history, TurnEnd::MaxTokens { cut_off: Some(call) }, iteration);
+            if let Some(call) = answer.cut_off_call() {
+                let end = TurnEnd::MaxTokens { cut_off: Some(call.clone()) };
+                return self.end(history, end, iteration, &emit);
             }
             let tool_uses = answer.tool_uses();
             for t in &tool_uses {
@@ -235,7 +236,7 @@ impl<P: Platform> Agent<P> {
                 history.push(message.clone());
                 emit(AgentEvent::ToolResults { message });
                 if turn.cancel.is_cancelled() {
-                    return self.end(history, TurnEnd::Aborted, iteration);
+                    return self.end(history, TurnEnd::Aborted, iteration, &emit);
                 }
             }
 
@@ -250,9 +251,9 @@ impl<P: Platform> Agent<P> {
                 Some("model_context_window_exceeded") => TurnEnd::ContextWindowExceeded,
                 Some(other) => TurnEnd::Other { stop_reason: other.to_owned() },
             };
-            return self.end(history, end, iteration);
+            return self.end(history, end, iteration, &emit);
         }
-        self.end(history, TurnEnd::IterationLimit { limit: turn.max_iterations }, iteration)
+        self.end(history, TurnEnd::IterationLimit { limit: turn.max_iterations }, iteration, &emit)
     }
 
     /// Phase 3 for one tool_use: route, (ask,) run, and turn the outcome into the tool_result
@@ -376,31 +377,7 @@ impl<P: Platform> Agent<P> {
 /// Forwards stream news to the page as agent events.
 fn forward(emit: &Emit, news: StreamNews<'_>) {
     match news {
-        StreamNews::Event(event, _) => {
-            let index = event.get("index").and_then(Value::as_u64).unwrap_or(0) as usize;
-            let field = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
-            match event.get("type").and_then(Value::as_str) {
-                Some("content_block_start") => {
-                    let block = event.get("content_block").cloned().unwrap_or(Value::Null);
-                    let kind = field(&block, "type").unwrap_or_default();
-                    emit(AgentEvent::BlockStarted { index, kind, name: field(&block, "name") })
-                }
-                Some("content_block_delta") => {
-                    let delta = event.get("delta").cloned().unwrap_or(Value::Null);
-                    match field(&delta, "type").as_deref() {
-                        Some("text_delta") => {
-                            emit(AgentEvent::TextDelta { index, text: field(&delta, "text").unwrap_or_default() })
-                        }
-                        Some("thinking_delta") => emit(AgentEvent::ThinkingDelta {
-                            index,
-                            text: field(&delta, "thinking").unwrap_or_default(),
-                        }),
-                        _ => {}
-                    }
-                }
-                _ => {}
-            }
-        }
+        StreamNews::Update(update) => emit(AgentEvent::Stream(update)),
         StreamNews::Retrying { error, delay_ms, attempt } => {
             emit(AgentEvent::Retrying { error: error.clone(), delay_ms, attempt })
         }

@@ -1,10 +1,58 @@
 //! Builds the assistant message from stream events (A-07…A-09): blocks by `index`, text and
 //! thinking appended, tool input JSON buffered and parsed only at `content_block_stop` (`""`
 //! means `{}`), usage overwritten, unknown events and deltas ignored.
+//!
+//! Each event is read once: [`Accumulator::apply`] folds it into the message and returns what
+//! it changed, so the live view and the final message come from the same reading.
 
 use serde_json::{Map, Value};
 
-use crate::protocol::claude::{Block, Message, Role, ToolUse, Usage};
+use crate::protocol::claude::{Block, Delta, Message, MessageDeltaBody, Role, StreamEvent, ToolUse, Usage};
+
+/// What kind of content block a stream opened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockKind {
+    Text,
+    Thinking,
+    ToolUse,
+    /// A block type the page does not draw (redacted thinking, server tools, future types).
+    Other,
+}
+
+impl BlockKind {
+    fn of(block: &Value) -> Self {
+        match block.get("type").and_then(Value::as_str) {
+            Some("text") => BlockKind::Text,
+            Some("thinking") => BlockKind::Thinking,
+            Some("tool_use") => BlockKind::ToolUse,
+            _ => BlockKind::Other,
+        }
+    }
+}
+
+/// A tool call Claude began: its id and name are known from `content_block_start`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolCallStub {
+    pub id: String,
+    pub name: String,
+}
+
+/// What one event changed, for the page to show as it streams.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StreamUpdate {
+    BlockStarted { index: usize, kind: BlockKind, tool: Option<ToolCallStub> },
+    Text { index: usize, text: String },
+    Thinking { index: usize, text: String },
+}
+
+/// A block that started and never stopped (cut off by max_tokens).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unfinished {
+    pub index: usize,
+    pub kind: BlockKind,
+    /// The call, when the block was a `tool_use`: it must never run.
+    pub tool: Option<ToolCallStub>,
+}
 
 /// The finished (or interrupted) answer.
 #[derive(Clone, Debug, PartialEq)]
@@ -18,32 +66,32 @@ pub struct Assembled {
     pub usage: Usage,
     /// tool_use id → why its input could not be parsed (becomes an is_error result: A-08).
     pub input_errors: Vec<(String, String)>,
-    /// Blocks that started but never stopped (cut off by max_tokens): index and what it was,
-    /// e.g. `tool_use get_weather`.
-    pub unfinished: Vec<(usize, String)>,
+    pub unfinished: Vec<Unfinished>,
     /// Whether `message_stop` arrived.
     pub complete: bool,
 }
 
-#[derive(Debug, Default)]
+struct Slot {
+    block: Value,
+    /// The tool input JSON received so far.
+    json: String,
+    open: bool,
+}
+
+#[derive(Default)]
 pub struct Accumulator {
     id: String,
     model: String,
-    /// By index: the block so far, and the tool input JSON received so far.
-    blocks: Vec<Option<(Value, String)>>,
-    open: Vec<usize>,
+    blocks: Vec<Option<Slot>>,
     usage: Usage,
-    delta: Value,
+    end: MessageDeltaBody,
     input_errors: Vec<(String, String)>,
     complete: bool,
 }
 
-fn text(v: &Value, key: &str) -> String {
-    v.get(key).and_then(Value::as_str).unwrap_or("").to_owned()
-}
-
-fn usage(v: Option<&Value>) -> Option<Usage> {
-    v.and_then(|u| serde_json::from_value(u.clone()).ok())
+fn tool_stub(block: &Value) -> Option<ToolCallStub> {
+    let field = |k: &str| block.get(k).and_then(Value::as_str).map(str::to_owned);
+    Some(ToolCallStub { id: field("id").unwrap_or_default(), name: field("name")? })
 }
 
 impl Accumulator {
@@ -51,66 +99,91 @@ impl Accumulator {
         Self::default()
     }
 
-    /// Applies one event (the parsed `data` of an SSE event).
-    pub fn apply(&mut self, event: &Value) {
-        let index = event.get("index").and_then(Value::as_u64).map(|i| i as usize);
-        match (event.get("type").and_then(Value::as_str).unwrap_or(""), index) {
-            ("message_start", _) => {
-                let m = event.get("message").cloned().unwrap_or(Value::Null);
-                self.id = text(&m, "id");
-                self.model = text(&m, "model");
-                if let Some(u) = usage(m.get("usage")) {
+    /// Folds one event into the message; returns what the page should show of it.
+    pub fn apply(&mut self, event: StreamEvent) -> Option<StreamUpdate> {
+        match event {
+            StreamEvent::MessageStart { message } => {
+                self.id = message.id;
+                self.model = message.model;
+                if let Some(u) = message.usage {
                     self.usage = u;
                 }
+                None
             }
-            ("content_block_start", Some(i)) => {
-                if self.blocks.len() <= i {
-                    self.blocks.resize(i + 1, None);
+            StreamEvent::ContentBlockStart { index, content_block } => {
+                if self.blocks.len() <= index {
+                    self.blocks.resize_with(index + 1, || None);
                 }
-                self.blocks[i] = Some((event.get("content_block").cloned().unwrap_or(Value::Null), String::new()));
-                self.open.push(i);
+                let kind = BlockKind::of(&content_block);
+                let tool = if kind == BlockKind::ToolUse { tool_stub(&content_block) } else { None };
+                self.blocks[index] = Some(Slot { block: content_block, json: String::new(), open: true });
+                Some(StreamUpdate::BlockStarted { index, kind, tool })
             }
-            ("content_block_delta", Some(i)) => self.delta(i, event.get("delta").unwrap_or(&Value::Null)),
-            ("content_block_stop", Some(i)) => self.stop(i),
-            ("message_delta", _) => {
-                self.delta = event.get("delta").cloned().unwrap_or(Value::Null);
-                if let Some(u) = usage(event.get("usage")) {
+            StreamEvent::ContentBlockDelta { index, delta } => self.delta(index, delta),
+            StreamEvent::ContentBlockStop { index } => {
+                self.stop(index);
+                None
+            }
+            StreamEvent::MessageDelta { delta, usage } => {
+                self.end = delta;
+                if let Some(u) = usage {
                     self.usage.update(&u);
                 }
+                None
             }
-            ("message_stop", _) => self.complete = true,
-            _ => {} // ping, error (handled by the client), and types we do not know
+            StreamEvent::MessageStop => {
+                self.complete = true;
+                None
+            }
+            // `error` is the client's to handle; ping and unknown events change nothing.
+            StreamEvent::Ping | StreamEvent::Error { .. } | StreamEvent::Unknown => None,
         }
     }
 
-    fn delta(&mut self, index: usize, delta: &Value) {
-        let Some(Some((Value::Object(block), json))) = self.blocks.get_mut(index) else { return };
-        let mut append = |field: &str, piece: &str| {
-            let current = block.get(field).and_then(Value::as_str).unwrap_or("").to_owned();
-            block.insert(field.into(), Value::String(current + piece));
+    fn delta(&mut self, index: usize, delta: Delta) -> Option<StreamUpdate> {
+        let Some(Some(Slot { block: Value::Object(block), json, .. })) = self.blocks.get_mut(index) else {
+            return None;
         };
-        match delta.get("type").and_then(Value::as_str).unwrap_or("") {
-            "text_delta" => append("text", &text(delta, "text")),
-            "thinking_delta" => append("thinking", &text(delta, "thinking")),
-            "signature_delta" => append("signature", &text(delta, "signature")),
-            "input_json_delta" => json.push_str(&text(delta, "partial_json")),
-            "citations_delta" => {
-                let list = block.entry("citations").or_insert_with(|| Value::Array(Vec::new()));
-                if let (Value::Array(items), Some(c)) = (list, delta.get("citation")) {
-                    items.push(c.clone());
-                }
+        let mut append = |field: &str, piece: &str| {
+            let current = block.get(field).and_then(Value::as_str).unwrap_or("");
+            let joined = format!("{current}{piece}");
+            block.insert(field.into(), Value::String(joined));
+        };
+        match delta {
+            Delta::TextDelta { text } => {
+                append("text", &text);
+                Some(StreamUpdate::Text { index, text })
             }
-            _ => {}
+            Delta::ThinkingDelta { thinking } => {
+                append("thinking", &thinking);
+                Some(StreamUpdate::Thinking { index, text: thinking })
+            }
+            Delta::SignatureDelta { signature } => {
+                append("signature", &signature);
+                None
+            }
+            Delta::InputJsonDelta { partial_json } => {
+                json.push_str(&partial_json);
+                None
+            }
+            Delta::CitationsDelta { citation } => {
+                if let Value::Array(items) = block.entry("citations").or_insert_with(|| Value::Array(Vec::new())) {
+                    items.push(citation);
+                }
+                None
+            }
+            Delta::Unknown => None,
         }
     }
 
     fn stop(&mut self, index: usize) {
-        self.open.retain(|i| *i != index);
-        let Some(Some((Value::Object(block), json))) = self.blocks.get_mut(index) else { return };
+        let Some(Some(slot)) = self.blocks.get_mut(index) else { return };
+        slot.open = false;
+        let Value::Object(block) = &mut slot.block else { return };
         if block.get("type").and_then(Value::as_str) != Some("tool_use") {
             return;
         }
-        let raw = std::mem::take(json);
+        let raw = std::mem::take(&mut slot.json);
         let input = if raw.trim().is_empty() {
             Ok(Value::Object(Map::new()))
         } else {
@@ -132,28 +205,23 @@ impl Accumulator {
     pub fn finish(self) -> Assembled {
         let mut unfinished = Vec::new();
         let mut content = Vec::new();
-        for (i, slot) in self.blocks.into_iter().enumerate() {
-            let Some((block, _)) = slot else { continue };
-            if self.open.contains(&i) {
-                let kind = text(&block, "type");
-                let what = match block.get("name").and_then(Value::as_str) {
-                    Some(n) => format!("{kind} {n}"),
-                    None => kind,
-                };
-                unfinished.push((i, what));
+        for (index, slot) in self.blocks.into_iter().enumerate() {
+            let Some(slot) = slot else { continue };
+            if slot.open {
+                let kind = BlockKind::of(&slot.block);
+                let tool = if kind == BlockKind::ToolUse { tool_stub(&slot.block) } else { None };
+                unfinished.push(Unfinished { index, kind, tool });
             } else {
-                content.push(Block(block));
+                content.push(Block(slot.block));
             }
         }
-        let d = &self.delta;
-        let opt = |k: &str| d.get(k).and_then(Value::as_str).map(str::to_owned);
         Assembled {
             id: self.id,
             model: self.model,
             message: Message { role: Role::Assistant, content },
-            stop_reason: opt("stop_reason"),
-            stop_sequence: opt("stop_sequence"),
-            stop_details: d.get("stop_details").filter(|v| !v.is_null()).cloned(),
+            stop_reason: self.end.stop_reason,
+            stop_sequence: self.end.stop_sequence,
+            stop_details: self.end.stop_details.filter(|v| !v.is_null()),
             usage: self.usage,
             input_errors: self.input_errors,
             unfinished,
@@ -170,6 +238,11 @@ impl Assembled {
     pub fn input_error(&self, tool_use_id: &str) -> Option<&String> {
         self.input_errors.iter().find(|(id, _)| id == tool_use_id).map(|(_, why)| why)
     }
+
+    /// The first tool call cut off before its input was complete, if any.
+    pub fn cut_off_call(&self) -> Option<&ToolCallStub> {
+        self.unfinished.iter().find_map(|u| u.tool.as_ref())
+    }
 }
 
 #[cfg(test)]
@@ -177,17 +250,18 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn run(events: &[Value]) -> Assembled {
+    fn run(events: &[Value]) -> (Assembled, Vec<StreamUpdate>) {
         let mut acc = Accumulator::new();
+        let mut updates = Vec::new();
         for e in events {
-            acc.apply(e);
+            updates.extend(acc.apply(serde_json::from_value(e.clone()).unwrap()));
         }
-        acc.finish()
+        (acc.finish(), updates)
     }
 
     #[test]
     fn text_and_tool_input_assemble_by_index_a07_a08() {
-        let a = run(&[
+        let (a, updates) = run(&[
             json!({"type":"message_start","message":{"id":"msg_1","model":"m","content":[],"usage":{"input_tokens":50,"output_tokens":1}}}),
             json!({"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}),
             json!({"type":"ping"}),
@@ -208,11 +282,25 @@ mod tests {
         assert_eq!(a.stop_reason.as_deref(), Some("tool_use"));
         assert_eq!((a.usage.input_tokens, a.usage.output_tokens), (50, 30));
         assert!(a.complete && a.unfinished.is_empty());
+        // The live view hears the same reading: two block starts, two text pieces, in order.
+        assert_eq!(
+            updates,
+            [
+                StreamUpdate::BlockStarted { index: 0, kind: BlockKind::Text, tool: None },
+                StreamUpdate::Text { index: 0, text: "Let me ".into() },
+                StreamUpdate::BlockStarted {
+                    index: 1,
+                    kind: BlockKind::ToolUse,
+                    tool: Some(ToolCallStub { id: "toolu_1".into(), name: "get_weather".into() })
+                },
+                StreamUpdate::Text { index: 0, text: "check.".into() },
+            ]
+        );
     }
 
     #[test]
     fn empty_input_is_an_empty_object_and_bad_json_is_reported_a08() {
-        let a = run(&[
+        let (a, _) = run(&[
             json!({"type":"message_start","message":{"id":"m","content":[]}}),
             json!({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t0","name":"now","input":{}}}),
             json!({"type":"content_block_stop","index":0}),
@@ -226,7 +314,7 @@ mod tests {
 
     #[test]
     fn a_tool_use_cut_off_by_max_tokens_is_not_in_the_message_a11() {
-        let a = run(&[
+        let (a, _) = run(&[
             json!({"type":"message_start","message":{"id":"m","content":[]}}),
             json!({"type":"content_block_start","index":0,"content_block":{"type":"text","text":"I'll write it"}}),
             json!({"type":"content_block_stop","index":0}),
@@ -235,14 +323,16 @@ mod tests {
             json!({"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":100}}),
             json!({"type":"message_stop"}),
         ]);
-        assert_eq!(a.unfinished, [(1, "tool_use write".to_owned())]);
+        let call = ToolCallStub { id: "t".into(), name: "write".into() };
+        assert_eq!(a.unfinished, [Unfinished { index: 1, kind: BlockKind::ToolUse, tool: Some(call.clone()) }]);
+        assert_eq!(a.cut_off_call(), Some(&call));
         assert!(a.tool_uses().is_empty());
         assert_eq!(a.message.content.len(), 1);
     }
 
     #[test]
     fn thinking_and_signature_are_kept_for_the_next_request() {
-        let a = run(&[
+        let (a, _) = run(&[
             json!({"type":"message_start","message":{"id":"m","content":[]}}),
             json!({"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}),
             json!({"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Weather means "}}),

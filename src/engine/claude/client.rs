@@ -4,21 +4,20 @@
 use futures::{FutureExt, StreamExt, pin_mut, select_biased};
 use std::rc::Rc;
 
-use super::accumulate::{Accumulator, Assembled};
+use super::accumulate::{Accumulator, Assembled, StreamUpdate};
 use super::error::ClaudeError;
 use super::retry;
 use super::settings::ClaudeSettings;
 use crate::engine::cancel::CancelToken;
 use crate::engine::platform::{Headers, HttpRequest, HttpResponse, Method, Platform};
 use crate::engine::sse::SseParser;
-use crate::engine::trace::{Peer, TraceKind, Tracer};
-use crate::protocol::claude::{API_VERSION, ApiErrorBody, CountTokens, CreateMessage};
-use serde_json::Value;
+use crate::engine::trace::{Peer, RequestBody, TraceKind, Tracer};
+use crate::protocol::claude::{API_VERSION, ApiErrorBody, CountTokens, CreateMessage, StreamEvent};
 
 /// What the caller hears while a request runs.
 pub enum StreamNews<'a> {
-    /// A stream event (its JSON), after it was applied to the accumulator.
-    Event(&'a Value, &'a Accumulator),
+    /// What a stream event changed in the answer (read once, by the accumulator).
+    Update(StreamUpdate),
     /// The attempt failed and will be retried after `delay_ms`; discard what it streamed.
     Retrying { error: &'a ClaudeError, delay_ms: u64, attempt: u32 },
 }
@@ -118,7 +117,7 @@ impl<P: Platform> ClaudeClient<P> {
         if resp.status != 200 {
             let headers = resp.headers.clone();
             let error = self.api_error(exchange, resp, started).await;
-            self.outcome(exchange, started, Some(&error), attempt, request_id);
+            self.outcome(exchange, started, Some(&error), attempt, request_id, None);
             return Err((error, Some(headers)));
         }
         let mut parser = SseParser::new();
@@ -132,7 +131,7 @@ impl<P: Platform> ClaudeClient<P> {
                     let error = e.message.clone();
                     self.tracer.emit(Peer::Claude, TraceKind::HttpFailed { exchange, error, elapsed_ms });
                     let error = ClaudeError::Network { message: format!("the stream broke off: {}", e.message) };
-                    self.outcome(exchange, started, Some(&error), attempt, request_id);
+                    self.outcome(exchange, started, Some(&error), attempt, request_id, None);
                     return Err((error, None));
                 }
             };
@@ -146,28 +145,26 @@ impl<P: Platform> ClaudeClient<P> {
                         data: event.data.clone(),
                     },
                 );
-                let parsed: Value = match serde_json::from_str(&event.data) {
+                let parsed: StreamEvent = match serde_json::from_str(&event.data) {
                     Ok(p) => p,
                     Err(e) => {
                         let error = ClaudeError::Decode { reason: format!("stream event: {e}"), raw: event.data };
-                        self.outcome(exchange, started, Some(&error), attempt, request_id);
+                        self.outcome(exchange, started, Some(&error), attempt, request_id, None);
                         return Err((error, None));
                     }
                 };
-                if parsed.get("type").and_then(Value::as_str) == Some("error") {
-                    let detail = |k: &str| {
-                        parsed.pointer(&format!("/error/{k}")).and_then(Value::as_str).unwrap_or("").to_owned()
-                    };
+                if let StreamEvent::Error { error } = parsed {
                     let error = ClaudeError::Stream {
-                        kind: detail("type"),
-                        message: detail("message"),
+                        kind: error.kind,
+                        message: error.message,
                         request_id: request_id.clone(),
                     };
-                    self.outcome(exchange, started, Some(&error), attempt, request_id);
+                    self.outcome(exchange, started, Some(&error), attempt, request_id, None);
                     return Err((error, None));
                 }
-                acc.apply(&parsed);
-                on_news(StreamNews::Event(&parsed, &acc));
+                if let Some(update) = acc.apply(parsed) {
+                    on_news(StreamNews::Update(update));
+                }
             }
         }
         let elapsed_ms = self.platform.now_ms() - started;
@@ -175,10 +172,10 @@ impl<P: Platform> ClaudeClient<P> {
         let assembled = acc.finish();
         if !assembled.complete && assembled.stop_reason.is_none() {
             let error = ClaudeError::Network { message: "the stream ended before message_stop".into() };
-            self.outcome(exchange, started, Some(&error), attempt, request_id);
+            self.outcome(exchange, started, Some(&error), attempt, request_id, None);
             return Err((error, None));
         }
-        self.outcome(exchange, started, None, attempt, request_id);
+        self.outcome(exchange, started, None, attempt, request_id, assembled.stop_reason.clone());
         Ok(assembled)
     }
 
@@ -198,7 +195,7 @@ impl<P: Platform> ClaudeClient<P> {
                 method: Method::Post,
                 url: url.to_owned(),
                 headers: headers.clone(),
-                body: Some(body.to_owned()),
+                body: Some(RequestBody::Text(body.to_owned())),
                 summary,
             },
         );
@@ -216,7 +213,7 @@ impl<P: Platform> ClaudeClient<P> {
                 let error = e.message.clone();
                 self.tracer.emit(Peer::Claude, TraceKind::HttpFailed { exchange, error, elapsed_ms });
                 let error = ClaudeError::Network { message: e.message };
-                self.outcome(exchange, started, Some(&error), 0, None);
+                self.outcome(exchange, started, Some(&error), 0, None, None);
                 Err(error)
             }
         }
@@ -256,6 +253,7 @@ impl<P: Platform> ClaudeClient<P> {
         error: Option<&ClaudeError>,
         attempt: u32,
         request_id: Option<String>,
+        stop_reason: Option<String>,
     ) {
         self.tracer.emit(
             Peer::Claude,
@@ -266,6 +264,7 @@ impl<P: Platform> ClaudeClient<P> {
                 elapsed_ms: self.platform.now_ms() - started,
                 failure: error.map(ClaudeError::to_failure),
                 badge: error.map(ClaudeError::badge),
+                stop_reason,
             },
         );
     }
@@ -285,7 +284,7 @@ impl<P: Platform> ClaudeClient<P> {
             .await?;
         if resp.status != 200 {
             let error = self.api_error(exchange, resp, started).await;
-            self.outcome(exchange, started, Some(&error), 0, None);
+            self.outcome(exchange, started, Some(&error), 0, None, None);
             return Err(error);
         }
         let text = crate::engine::platform::read_text(resp.body)
@@ -293,7 +292,7 @@ impl<P: Platform> ClaudeClient<P> {
             .map_err(|e| ClaudeError::Network { message: e.message })?;
         let elapsed_ms = self.platform.now_ms() - started;
         self.tracer.emit(Peer::Claude, TraceKind::HttpBody { exchange, body: text.clone(), elapsed_ms });
-        self.outcome(exchange, started, None, 0, None);
+        self.outcome(exchange, started, None, 0, None, None);
         serde_json::from_str::<serde_json::Value>(&text)
             .ok()
             .and_then(|v| v.get("input_tokens").and_then(|n| n.as_u64()))

@@ -7,7 +7,7 @@ mod error;
 pub mod retry;
 mod settings;
 
-pub use accumulate::{Accumulator, Assembled};
+pub use accumulate::{Accumulator, Assembled, BlockKind, StreamUpdate, ToolCallStub, Unfinished};
 pub use client::{ClaudeClient, StreamNews};
 pub use error::ClaudeError;
 pub use settings::{ClaudeSettings, DEFAULT_BASE_URL, DEFAULT_MODEL, MODEL_SUGGESTIONS, ToolChoiceMode};

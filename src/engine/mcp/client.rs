@@ -512,7 +512,7 @@ impl<P: Platform> McpClient<P> {
     fn trace_rpc_in(&self, exchange: u64, m: &Message) {
         self.tracer.emit(
             self.peer(),
-            TraceKind::Rpc { direction: Direction::In, exchange: Some(exchange), message: m.to_value() },
+            TraceKind::Rpc { direction: Direction::In, exchange: Some(exchange), message: m.clone() },
         );
     }
 

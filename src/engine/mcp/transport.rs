@@ -9,7 +9,7 @@ use super::McpError;
 use super::client::McpClient;
 use super::error::ProtocolError;
 use crate::engine::platform::{Body, Headers, HttpRequest, HttpResponse, Method, Platform};
-use crate::engine::trace::{Direction, TraceKind};
+use crate::engine::trace::{Direction, RequestBody, TraceKind};
 use crate::protocol::jsonrpc::Message;
 use crate::protocol::mcp::method;
 
@@ -78,12 +78,12 @@ impl<P: Platform> McpClient<P> {
                 method,
                 url: url.clone(),
                 headers: headers.clone(),
-                body: body.clone(),
+                body: body.clone().map(RequestBody::Text),
                 summary: None,
             },
         );
         if let Some(m) = message {
-            let rpc = TraceKind::Rpc { direction: Direction::Out, exchange: Some(exchange), message: m.to_value() };
+            let rpc = TraceKind::Rpc { direction: Direction::Out, exchange: Some(exchange), message: m.clone() };
             self.tracer.emit(self.peer(), rpc);
         }
         let started = self.platform.now_ms();
@@ -186,7 +186,7 @@ impl<P: Platform> McpClient<P> {
                 for m in &messages {
                     self.tracer.emit(
                         self.peer(),
-                        TraceKind::Rpc { direction: Direction::In, exchange: Some(exchange), message: m.to_value() },
+                        TraceKind::Rpc { direction: Direction::In, exchange: Some(exchange), message: m.clone() },
                     );
                 }
                 Ok(PostReply::Json { exchange, messages })

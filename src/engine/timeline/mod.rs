@@ -8,7 +8,7 @@ mod story;
 
 pub use overhead::{StepOverhead, step_overhead};
 pub use rows::{Badge, BadgeKind, Lane, Row, RowKind, Timeline};
-pub use story::{Step, ToolStory, tool_story};
+pub use story::{Step, StoryLayer, ToolStory, tool_story};
 
 /// The article's names for the four phases.
 pub fn phase_title(phase: u8) -> &'static str {

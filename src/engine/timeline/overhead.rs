@@ -4,6 +4,7 @@
 //! both measure with this.
 
 use crate::engine::trace::{Peer, TraceEvent, TraceKind};
+use crate::protocol::jsonrpc::Message;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StepOverhead {
@@ -20,8 +21,7 @@ pub fn step_overhead(events: &[TraceEvent]) -> Option<StepOverhead> {
     let last_sse =
         before.iter().rev().find(|e| e.peer == Peer::Claude && matches!(e.kind, TraceKind::SseEvent { .. }))?;
     let post = after.iter().find(|e| matches!(e.kind, TraceKind::HttpRequest { .. }))?;
-    let reply =
-        after.iter().find(|e| matches!(&e.kind, TraceKind::Rpc { message, .. } if message.get("result").is_some()))?;
+    let reply = after.iter().find(|e| matches!(&e.kind, TraceKind::Rpc { message: Message::Response { .. }, .. }))?;
     let next = after.iter().find(|e| e.peer == Peer::Claude && matches!(e.kind, TraceKind::HttpRequest { .. }))?;
     Some(StepOverhead { to_mcp_ms: post.at_ms - last_sse.at_ms, to_claude_ms: next.at_ms - reply.at_ms })
 }

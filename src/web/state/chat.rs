@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::engine::agent::AgentEvent;
 use crate::engine::claude::caching::describe_usage;
+use crate::engine::claude::{BlockKind, StreamUpdate};
 use crate::engine::layer::Failure;
 use crate::engine::mcp::describe_progress;
 use crate::engine::num::fixed;
@@ -29,6 +30,10 @@ pub enum ToolState {
         is_error: bool,
         text: String,
         failure: Option<Failure>,
+    },
+    /// The turn ended before the call could run (cut off, the request failed, stopped).
+    NotRun {
+        why: &'static str,
     },
 }
 
@@ -84,11 +89,25 @@ pub struct Chat {
     pub items: RwSignal<Vec<ChatItem>>,
     next: StoredValue<u64>,
     demo: StoredValue<bool>,
+    /// Owns the signals of the current conversation's items. Turns run in tasks that have no
+    /// owner of their own; a new conversation drops this one, and its signals with it.
+    owner: StoredValue<Owner, LocalStorage>,
 }
 
 impl Chat {
     pub fn new() -> Self {
-        Chat { items: RwSignal::new(Vec::new()), next: StoredValue::new(1), demo: StoredValue::new(false) }
+        let owner = Owner::current().unwrap_or_default().child();
+        Chat {
+            items: RwSignal::new(Vec::new()),
+            next: StoredValue::new(1),
+            demo: StoredValue::new(false),
+            owner: StoredValue::new_local(owner),
+        }
+    }
+
+    /// A signal owned by the conversation (see `owner`).
+    fn signal<T: Send + Sync + 'static>(&self, value: T) -> RwSignal<T> {
+        self.owner.with_value(|o| o.with(|| RwSignal::new(value)))
     }
 
     fn id(&self) -> u64 {
@@ -115,6 +134,10 @@ impl Chat {
 
     pub fn clear(&self) {
         self.items.set(Vec::new());
+        // The old items' views unmount on the next render; their signals go a frame later.
+        let fresh = self.owner.with_value(|o| o.parent().unwrap_or_default().child());
+        let old = self.owner.try_update_value(|o| std::mem::replace(o, fresh));
+        request_animation_frame(move || drop(old));
     }
 
     /// The assistant bubble being streamed into (the last item, if it is one).
@@ -133,10 +156,10 @@ impl Chat {
     }
 
     fn new_answer(&self) -> RwSignal<Vec<Block>> {
-        let blocks = RwSignal::new(Vec::new());
+        let blocks = self.signal(Vec::new());
         let id = self.id();
         let demo = self.demo.get_value();
-        let usage = RwSignal::new(None);
+        let usage = self.signal(None);
         self.items.update(|i| i.push(ChatItem::Assistant { id, blocks, demo, usage }));
         blocks
     }
@@ -183,27 +206,28 @@ impl Chat {
                     error.request_id().map(|id| format!("request id {id}")),
                 );
             }
-            AgentEvent::BlockStarted { index, kind, name } => {
+            AgentEvent::Stream(StreamUpdate::BlockStarted { index, kind, tool }) => {
                 let blocks = self.current().unwrap_or_else(|| self.new_answer());
-                let block = match kind.as_str() {
-                    "text" => Block::Text { index: *index, text: RwSignal::new(String::new()) },
-                    "thinking" => Block::Thinking { index: *index, text: RwSignal::new(String::new()) },
-                    "tool_use" => Block::Tool {
-                        index: *index,
+                let index = *index;
+                let block = match kind {
+                    BlockKind::Text => Block::Text { index, text: self.signal(String::new()) },
+                    BlockKind::Thinking => Block::Thinking { index, text: self.signal(String::new()) },
+                    BlockKind::ToolUse => Block::Tool {
+                        index,
                         call: ToolCall {
-                            tool_use_id: RwSignal::new(None),
-                            name: name.clone().unwrap_or_default(),
-                            input: RwSignal::new(None),
-                            target: RwSignal::new(None),
-                            progress: RwSignal::new(None),
-                            state: RwSignal::new(ToolState::Writing),
+                            tool_use_id: self.signal(tool.as_ref().map(|t| t.id.clone())),
+                            name: tool.as_ref().map(|t| t.name.clone()).unwrap_or_default(),
+                            input: self.signal(None),
+                            target: self.signal(None),
+                            progress: self.signal(None),
+                            state: self.signal(ToolState::Writing),
                         },
                     },
-                    _ => return,
+                    BlockKind::Other => return,
                 };
                 blocks.update(|b| b.push(block));
             }
-            AgentEvent::TextDelta { index, text } | AgentEvent::ThinkingDelta { index, text } => {
+            AgentEvent::Stream(StreamUpdate::Text { index, text } | StreamUpdate::Thinking { index, text }) => {
                 if let Some(blocks) = self.current() {
                     blocks.with_untracked(|bs| {
                         for b in bs {
@@ -259,6 +283,26 @@ impl Chat {
                         failure: failure.clone(),
                     });
                 }
+            }
+            AgentEvent::Ended(end) => {
+                // Every call of this turn that never ran says why (cut off, failed, stopped).
+                let why = end.not_executed();
+                self.items.with_untracked(|items| {
+                    let turn = items.iter().rposition(|i| matches!(i, ChatItem::User { .. })).unwrap_or(0);
+                    for item in &items[turn..] {
+                        if let ChatItem::Assistant { blocks, .. } = item {
+                            blocks.with_untracked(|bs| {
+                                for b in bs {
+                                    if let Block::Tool { call, .. } = b
+                                        && matches!(call.state.get_untracked(), ToolState::Writing | ToolState::Running)
+                                    {
+                                        call.state.set(ToolState::NotRun { why });
+                                    }
+                                }
+                            });
+                        }
+                    }
+                });
             }
             AgentEvent::Phase { .. } | AgentEvent::Catalog(_) | AgentEvent::ToolResults { .. } => {}
         }

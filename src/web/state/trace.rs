@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use crate::engine::timeline::{Row, Timeline};
-use crate::engine::trace::{Peer, TraceEvent, TraceKind};
+use crate::engine::trace::{Peer, RequestBody, TraceEvent, TraceKind};
 
 /// Messages requests whose bodies are kept whole. Each body holds the whole history so far, so
 /// keeping all of them grows with the square of a session's length; older ones keep their
@@ -60,7 +60,8 @@ impl Trace {
             if let Some(Some(old)) = old {
                 self.events.update_value(|e| {
                     if let Some(TraceKind::HttpRequest { body: Some(body), .. }) = e.get_mut(old).map(|e| &mut e.kind) {
-                        *body = format!("(body of {} bytes not kept: the page keeps the last {KEEP_BODIES} Messages request bodies)", body.len());
+                        let bytes = body.text().map_or(0, str::len);
+                        *body = RequestBody::Dropped { bytes };
                     }
                 });
             }
@@ -94,6 +95,11 @@ impl Trace {
     /// Reads every event so far, subscribing the caller to changes.
     pub fn with_events<R>(&self, f: impl FnOnce(&[TraceEvent]) -> R) -> R {
         self.version.track();
+        self.events.with_value(|e| f(e))
+    }
+
+    /// Reads every event so far without subscribing.
+    pub fn with_events_untracked<R>(&self, f: impl FnOnce(&[TraceEvent]) -> R) -> R {
         self.events.with_value(|e| f(e))
     }
 

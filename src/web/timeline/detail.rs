@@ -6,8 +6,8 @@ use serde_json::Value;
 
 use super::lane_name;
 use crate::engine::num::fixed;
-use crate::engine::timeline::{Row, RowKind, tool_story};
-use crate::engine::trace::{Direction, TraceEvent, TraceKind};
+use crate::engine::timeline::{Row, RowKind, ToolStory, tool_story};
+use crate::engine::trace::{Direction, RequestBody, TraceEvent, TraceKind};
 use crate::web::state::use_services;
 use crate::web::widgets::{Code, pretty, pretty_text};
 
@@ -17,18 +17,28 @@ fn headers_text(h: &crate::engine::platform::Headers) -> String {
 
 /// One trace event, raw.
 fn raw(e: &TraceEvent) -> impl IntoView + use<> {
-    // A request can be replayed from a terminal, as the server saw it.
+    // A request can be replayed from a terminal, as the server saw it: not one whose body the
+    // page no longer keeps.
     let replay = match &e.kind {
-        TraceKind::HttpRequest { method, url, headers, body, .. } => {
-            Some(crate::engine::curl::command(*method, url, headers, body.as_deref()))
-        }
+        TraceKind::HttpRequest { method, url, headers, body, .. } => match body {
+            Some(RequestBody::Dropped { .. }) => None,
+            body => {
+                Some(crate::engine::curl::command(*method, url, headers, body.as_ref().and_then(RequestBody::text)))
+            }
+        },
         _ => None,
     };
     let (title, body) = match &e.kind {
-        TraceKind::HttpRequest { method, url, headers, body, .. } => (
-            format!("HTTP request: {method} {url}"),
-            format!("{}\n\n{}", headers_text(headers), body.as_deref().map(pretty_text).unwrap_or_default()),
-        ),
+        TraceKind::HttpRequest { method, url, headers, body, .. } => {
+            let body = match body {
+                None => String::new(),
+                Some(RequestBody::Text(t)) => pretty_text(t),
+                Some(RequestBody::Dropped { bytes }) => format!(
+                    "(body of {bytes} bytes not kept: the page keeps the bodies of the last Messages requests only, so this one cannot be replayed)"
+                ),
+            };
+            (format!("HTTP request: {method} {url}"), format!("{}\n\n{body}", headers_text(headers)))
+        }
         TraceKind::HttpResponse { status, headers, elapsed_ms, .. } => {
             (format!("HTTP response: {status} after {} ms", fixed(*elapsed_ms, 0)), headers_text(headers))
         }
@@ -47,9 +57,10 @@ fn raw(e: &TraceEvent) -> impl IntoView + use<> {
         TraceKind::HttpFailed { error, elapsed_ms, .. } => {
             (format!("No HTTP answer after {} ms (network or CORS)", fixed(*elapsed_ms, 0)), error.clone())
         }
-        TraceKind::Rpc { direction, message, .. } => {
-            (format!("JSON-RPC {}", if *direction == Direction::Out { "sent" } else { "received" }), pretty(message))
-        }
+        TraceKind::Rpc { direction, message, .. } => (
+            format!("JSON-RPC {}", if *direction == Direction::Out { "sent" } else { "received" }),
+            pretty(&message.to_value()),
+        ),
         TraceKind::RpcOutcome { id, method, elapsed_ms, failure } => (
             format!("{method} #{id} ended after {} ms", fixed(*elapsed_ms, 0)),
             failure.as_ref().map(|f| format!("{} layer: {}", f.layer, f.message)).unwrap_or_else(|| "ok".into()),
@@ -121,7 +132,7 @@ fn raw(e: &TraceEvent) -> impl IntoView + use<> {
 fn request_views(row: &Row, events: &[TraceEvent]) -> Option<impl IntoView + use<>> {
     let seq = *row.events.first()?;
     let first = events.iter().find(|e| e.seq == seq)?;
-    let TraceKind::HttpRequest { body: Some(body), .. } = &first.kind else { return None };
+    let TraceKind::HttpRequest { body: Some(RequestBody::Text(body)), .. } = &first.kind else { return None };
     let json: Value = serde_json::from_str(body).ok()?;
     json.get("messages")?;
     let sees = pretty(
@@ -147,6 +158,41 @@ fn request_views(row: &Row, events: &[TraceEvent]) -> Option<impl IntoView + use
     })
 }
 
+/// "Layers crossed" and the two sides of one tool call.
+fn story_view(s: ToolStory) -> impl IntoView {
+    let sees = format!(
+        "tool_use (in the assistant message):\n{}\n\ntool_result (in the next user message):\n{}",
+        pretty(&serde_json::json!({ "type": "tool_use", "id": s.tool_use_id, "name": s.name, "input": s.input })),
+        s.received.as_ref().map(pretty).unwrap_or_else(|| "(not sent yet)".into()),
+    );
+    let did = format!(
+        "{}\n\n{}",
+        s.steps
+            .iter()
+            .filter(|st| st.layer.is_client_side())
+            .map(|st| format!("{}: {}", st.layer.label(), st.text))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        s.rpc.iter().map(|m| pretty(&m.to_value())).collect::<Vec<_>>().join("\n\n"),
+    );
+    view! {
+        <h4>"Layers crossed"</h4>
+        <ol class="layers">
+            {s.steps.into_iter().map(|st| view! {
+                <li class=if st.ok { "ok" } else { "failed" }>
+                    <span class="mark" aria-hidden="true">{if st.ok { "✓" } else { "✕" }}</span>
+                    <strong>{st.layer.label()}</strong>": "{st.text}
+                    <span class="visually-hidden">{if st.ok { " (passed)" } else { " (failed)" }}</span>
+                </li>
+            }).collect_view()}
+        </ol>
+        <div class="side-by-side">
+            <div><h4>"What Claude sees"</h4><Code text=sees label="What Claude sees"/></div>
+            <div><h4>"What the client did"</h4><Code text=did label="What the client did"/></div>
+        </div>
+    }
+}
+
 #[component]
 pub fn DetailPane() -> impl IntoView {
     let svc = use_services();
@@ -162,9 +208,26 @@ pub fn DetailPane() -> impl IntoView {
             });
         }
     });
+    // The trace grows every frame while a turn runs; the pane redraws only when what it shows
+    // changed: the row, its own events, or the story of its tool call.
+    let row = Memo::new(move |_| trace.selected.get().and_then(|i| trace.row(i)));
+    let own = Memo::new(move |_| {
+        row.with(|r| {
+            let r = r.as_ref()?;
+            Some(trace.with_events(|events| {
+                r.events
+                    .iter()
+                    .filter_map(|s| events.binary_search_by_key(s, |e| e.seq).ok().map(|i| events[i].clone()))
+                    .collect::<Vec<TraceEvent>>()
+            }))
+        })
+    });
+    let story = Memo::new(move |_| {
+        let id = row.with(|r| r.as_ref().and_then(|r| r.tool_use_id.clone()))?;
+        trace.with_events(|events| tool_story(&id, events))
+    });
     move || {
-        let index = trace.selected.get()?;
-        let row = trace.row(index)?;
+        let row = row.get()?;
         let servers: Vec<(String, String)> =
             svc.servers.list.with_untracked(|l| l.iter().map(|s| (s.id.clone(), s.label.clone())).collect());
         let route = match &row.kind {
@@ -172,51 +235,7 @@ pub fn DetailPane() -> impl IntoView {
             RowKind::Note { lane } => lane_name(lane, &servers),
             RowKind::Band { .. } => String::new(),
         };
-        let (raw_events, story, request) = trace.with_events(|events| {
-            let own: Vec<TraceEvent> = row
-                .events
-                .iter()
-                .filter_map(|s| events.binary_search_by_key(s, |e| e.seq).ok().map(|i| events[i].clone()))
-                .collect();
-            let story = row.tool_use_id.as_ref().and_then(|id| tool_story(id, events));
-            let request = request_views(&row, events).map(|v| v.into_any());
-            (own, story, request)
-        });
-        let story_view = story.map(|s| {
-            let sees = format!(
-                "tool_use (in the assistant message):\n{}\n\ntool_result (in the next user message):\n{}",
-                pretty(
-                    &serde_json::json!({ "type": "tool_use", "id": s.tool_use_id, "name": s.name, "input": s.input })
-                ),
-                s.received.as_ref().map(pretty).unwrap_or_else(|| "(not sent yet)".into()),
-            );
-            let did = format!(
-                "{}\n\n{}",
-                s.steps
-                    .iter()
-                    .filter(|st| st.layer != "tool_use" && st.layer != "Claude received")
-                    .map(|st| format!("{}: {}", st.layer, st.text))
-                    .collect::<Vec<_>>()
-                    .join("\n"),
-                s.rpc.iter().map(pretty).collect::<Vec<_>>().join("\n\n"),
-            );
-            view! {
-                <h4>"Layers crossed"</h4>
-                <ol class="layers">
-                    {s.steps.iter().map(|st| view! {
-                        <li class=if st.ok { "ok" } else { "failed" }>
-                            <span class="mark" aria-hidden="true">{if st.ok { "✓" } else { "✕" }}</span>
-                            <strong>{st.layer}</strong>": "{st.text.clone()}
-                            <span class="visually-hidden">{if st.ok { " (passed)" } else { " (failed)" }}</span>
-                        </li>
-                    }).collect_view()}
-                </ol>
-                <div class="side-by-side">
-                    <div><h4>"What Claude sees"</h4><Code text=sees label="What Claude sees"/></div>
-                    <div><h4>"What the client did"</h4><Code text=did label="What the client did"/></div>
-                </div>
-            }
-        });
+        let request = trace.with_events_untracked(|events| request_views(&row, events).map(|v| v.into_any()));
         Some(view! {
             <aside class="detail" role="dialog" aria-modal="false" aria-labelledby="detail-title"
                 on:keydown=move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Escape" { close() }>
@@ -227,10 +246,10 @@ pub fn DetailPane() -> impl IntoView {
                 <p class="muted">{route}{row.duration_ms.map(|d| format!(" · {} ms", fixed(d, 1))).unwrap_or_default()}</p>
                 {(!row.detail.is_empty()).then(|| view! { <p class="prose">{row.detail.clone()}</p> })}
                 <div class="badges">{row.badges.iter().map(|b| view! { <span class="badge">{b.text.clone()}</span> }).collect_view()}</div>
-                {story_view}
+                {move || story.get().map(story_view)}
                 {request}
                 <h4>"Raw"</h4>
-                {raw_events.iter().map(raw).collect_view()}
+                {move || own.get().unwrap_or_default().iter().map(raw).collect_view()}
             </aside>
         })
     }

@@ -5,214 +5,17 @@
 //! secret value (the API key, custom header values) is masked wherever it appears, bodies and
 //! URLs included.
 
+mod event;
+
+pub use event::{AggregatedTool, Direction, Peer, RequestBody, RouteTarget, TraceEvent, TraceKind};
+
 use serde_json::Value;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use super::layer::Failure;
-use super::platform::{Headers, Method};
-use crate::protocol::jsonrpc::RequestId;
-
-/// Who the page exchanged a message with, or `Client`/`User` for the page's own steps.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Peer {
-    User,
-    /// The page itself: routing decisions, aggregation, the end of a turn.
-    Client,
-    Claude,
-    /// An MCP server, by its id in the page.
-    Server(String),
-    /// A function in the page.
-    Local,
-}
-
-/// One line of the `tools` array as phase 1 built it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct AggregatedTool {
-    /// The name Claude sees.
-    pub name: String,
-    /// Where a call to it goes, in words ("echo on MCP server \"everything\"").
-    pub origin: String,
-    pub notes: Vec<String>,
-}
-
-/// Where phase 3 sends a tool_use.
-#[derive(Clone, Debug, PartialEq)]
-pub enum RouteTarget {
-    Local {
-        function: String,
-    },
-    Server {
-        server_id: String,
-        label: String,
-        tool: String,
-    },
-    /// Not executed: unknown name, input that is not an object, a denial, a cut-off call.
-    Refused {
-        reason: String,
-    },
-}
-
-impl RouteTarget {
-    /// The decision in a few words, as the timeline and the chat show it.
-    pub fn arrow(&self) -> String {
-        match self {
-            RouteTarget::Local { function } => format!("→ local function {function}"),
-            RouteTarget::Server { label, tool, .. } => format!("→ tools/call {tool} on {label}"),
-            RouteTarget::Refused { reason } => format!("refused: {reason}"),
-        }
-    }
-
-    /// The decision as part of a sentence ("… will run the local function x, in this page").
-    pub fn describe(&self) -> String {
-        match self {
-            RouteTarget::Local { function } => format!("the local function {function}, in this page"),
-            RouteTarget::Server { label, tool, .. } => format!("tools/call \"{tool}\" on the MCP server \"{label}\""),
-            RouteTarget::Refused { reason } => format!("nothing ({reason})"),
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Direction {
-    /// From the page to the peer.
-    Out,
-    /// From the peer to the page.
-    In,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct TraceEvent {
-    /// Position in the trace, starting at 0, strictly increasing.
-    pub seq: u64,
-    /// Milliseconds since the Unix epoch.
-    pub at_ms: f64,
-    pub peer: Peer,
-    pub kind: TraceKind,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum TraceKind {
-    HttpRequest {
-        exchange: u64,
-        method: Method,
-        url: String,
-        headers: Headers,
-        body: Option<String>,
-        /// A short description of what the body holds ("4 messages · 7 tools"), so the
-        /// timeline never has to parse a large body.
-        summary: Option<String>,
-    },
-    HttpResponse {
-        exchange: u64,
-        status: u16,
-        headers: Headers,
-        elapsed_ms: f64,
-    },
-    /// The whole body of a non-streamed response.
-    HttpBody {
-        exchange: u64,
-        body: String,
-        elapsed_ms: f64,
-    },
-    SseEvent {
-        exchange: u64,
-        id: Option<String>,
-        event: Option<String>,
-        data: String,
-    },
-    /// A streamed body ended (`clean`: the server closed it; otherwise it broke off).
-    HttpStreamEnd {
-        exchange: u64,
-        elapsed_ms: f64,
-        clean: bool,
-    },
-    /// The request got no HTTP answer.
-    HttpFailed {
-        exchange: u64,
-        error: String,
-        elapsed_ms: f64,
-    },
-    /// A JSON-RPC message, as sent or received, tied to the HTTP exchange that carried it.
-    Rpc {
-        direction: Direction,
-        exchange: Option<u64>,
-        message: Value,
-    },
-    /// How a JSON-RPC request we sent ended, whichever layer decided it.
-    RpcOutcome {
-        id: RequestId,
-        method: String,
-        elapsed_ms: f64,
-        failure: Option<Failure>,
-    },
-    /// How one Claude API attempt ended (`attempt` 0 is the first try).
-    ApiOutcome {
-        exchange: u64,
-        attempt: u32,
-        request_id: Option<String>,
-        elapsed_ms: f64,
-        failure: Option<Failure>,
-        /// What failed, in a badge's words: "HTTP 429", "stream error" (after HTTP 200).
-        badge: Option<String>,
-    },
-    /// The start of one of the four phases of the loop, in iteration `iteration` (from 1).
-    Phase {
-        phase: u8,
-        iteration: u32,
-    },
-    /// The user asked something.
-    UserMessage {
-        text: String,
-    },
-    /// Phase 1's result: the tools Claude will see, where each comes from, and what was left out.
-    ToolsAggregated {
-        tools: Vec<AggregatedTool>,
-        excluded: Vec<(String, String)>,
-    },
-    /// Claude asked for a tool (phase 2's output).
-    ToolUse {
-        tool_use_id: String,
-        name: String,
-        input: Value,
-    },
-    /// Phase 3's decision for one tool_use.
-    Route {
-        tool_use_id: String,
-        name: String,
-        target: RouteTarget,
-    },
-    /// The JSON-RPC request that carries a tool_use to its server.
-    RpcLink {
-        tool_use_id: String,
-        id: RequestId,
-    },
-    /// A local function ran.
-    LocalCall {
-        tool_use_id: String,
-        function: String,
-        input: Value,
-        output: String,
-        is_error: bool,
-        elapsed_ms: f64,
-    },
-    /// Phase 4: what Claude will receive for one tool_use, and the failure behind it, if any.
-    ToolResult {
-        tool_use_id: String,
-        is_error: bool,
-        content: Value,
-        failure: Option<Failure>,
-    },
-    /// The turn ended; `summary` says why in words.
-    TurnEnd {
-        stop_reason: Option<String>,
-        summary: String,
-    },
-    /// A line worth showing that is not a message (session re-initialised, stream resumed…).
-    Note {
-        text: String,
-    },
-}
+use super::platform::Headers;
+use crate::protocol::jsonrpc::{ErrorObject, Message};
 
 struct Inner {
     sink: Box<dyn Fn(TraceEvent)>,
@@ -310,6 +113,19 @@ impl Tracer {
         }
     }
 
+    fn mask_message(&self, m: Message) -> Message {
+        let params = |p: Option<Value>| p.map(|p| self.mask_value(p));
+        match m {
+            Message::Request { id, method, params: p } => Message::Request { id, method, params: params(p) },
+            Message::Notification { method, params: p } => Message::Notification { method, params: params(p) },
+            Message::Response { id, result } => Message::Response { id, result: self.mask_value(result) },
+            Message::Error { id, error } => Message::Error {
+                id,
+                error: ErrorObject { message: self.mask(&error.message), data: params(error.data), ..error },
+            },
+        }
+    }
+
     fn redact(&self, kind: TraceKind) -> TraceKind {
         use TraceKind::*;
         match kind {
@@ -318,7 +134,10 @@ impl Tracer {
                 method,
                 url: self.mask(&url),
                 headers: self.mask_headers(headers),
-                body: body.map(|b| self.mask(&b)),
+                body: body.map(|b| match b {
+                    RequestBody::Text(t) => RequestBody::Text(self.mask(&t)),
+                    dropped => dropped,
+                }),
                 summary,
             },
             HttpResponse { exchange, status, headers, elapsed_ms } => {
@@ -327,7 +146,7 @@ impl Tracer {
             HttpBody { exchange, body, elapsed_ms } => HttpBody { exchange, body: self.mask(&body), elapsed_ms },
             SseEvent { exchange, id, event, data } => SseEvent { exchange, id, event, data: self.mask(&data) },
             HttpFailed { exchange, error, elapsed_ms } => HttpFailed { exchange, error: self.mask(&error), elapsed_ms },
-            Rpc { direction, exchange, message } => Rpc { direction, exchange, message: self.mask_value(message) },
+            Rpc { direction, exchange, message } => Rpc { direction, exchange, message: self.mask_message(message) },
             RpcOutcome { id, method, elapsed_ms, failure } => RpcOutcome {
                 id,
                 method,
@@ -335,12 +154,13 @@ impl Tracer {
                 failure: failure.map(|f| Failure { message: self.mask(&f.message), ..f }),
             },
             Note { text } => Note { text: self.mask(&text) },
-            ApiOutcome { exchange, attempt, request_id, elapsed_ms, failure, badge } => ApiOutcome {
+            ApiOutcome { exchange, attempt, request_id, elapsed_ms, failure, badge, stop_reason } => ApiOutcome {
                 exchange,
                 attempt,
                 request_id,
                 elapsed_ms,
                 badge,
+                stop_reason,
                 failure: failure.map(|f| Failure { message: self.mask(&f.message), ..f }),
             },
             UserMessage { text } => UserMessage { text: self.mask(&text) },
@@ -382,6 +202,7 @@ fn mask_credential(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::platform::Method;
 
     fn capture() -> (Tracer, Rc<RefCell<Vec<TraceEvent>>>) {
         let events = Rc::new(RefCell::new(Vec::new()));
@@ -405,17 +226,23 @@ mod tests {
                 method: Method::Post,
                 url: "http://h/?k=tok-abcdef".into(),
                 headers,
-                body: Some("{\"echo\":\"sk-ant-secret-123\"}".into()),
+                body: Some(RequestBody::Text("{\"echo\":\"sk-ant-secret-123\"}".into())),
                 summary: None,
             },
         );
+        let echo = serde_json::json!({"content":[{"text":"your key is sk-ant-secret-123"}]});
         tracer.emit(
             Peer::Server("s".into()),
             TraceKind::Rpc {
                 direction: Direction::In,
                 exchange: Some(1),
-                message: serde_json::json!({"result":{"content":[{"text":"your key is sk-ant-secret-123"}]}}),
+                message: Message::Response { id: crate::protocol::jsonrpc::RequestId::Number(1), result: echo },
             },
+        );
+        let error = ErrorObject::new(crate::protocol::jsonrpc::ErrorCode(-1), "bad key tok-abcdef");
+        tracer.emit(
+            Peer::Server("s".into()),
+            TraceKind::Rpc { direction: Direction::In, exchange: Some(2), message: Message::Error { id: None, error } },
         );
         let dump = format!("{:?}", events.borrow());
         assert!(!dump.contains("sk-ant-secret-123"), "{dump}");

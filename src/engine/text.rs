@@ -1,0 +1,97 @@
+//! Content as text, for the places that show it in words: MCP content blocks (tool results,
+//! prompt and sampling messages), resource contents, and Claude blocks (tool_result content).
+//! One reading for all of them, so a block type is put into words the same way everywhere.
+
+use serde_json::Value;
+
+/// `content` in words: a string as it is; a block, or a list of blocks (one per line), by type.
+/// Binary data is described (kind, media type, size), never shown.
+pub fn content_text(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items.iter().map(content_text).collect::<Vec<_>>().join("\n"),
+        Value::Object(_) => block_text(content),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+fn str_of<'a>(v: &'a Value, pointer: &str) -> Option<&'a str> {
+    v.pointer(pointer).and_then(Value::as_str)
+}
+
+fn binary(kind: &str, mime: &str, data: &str) -> String {
+    format!("[{kind} {mime}, {} bytes of base64]", data.len())
+}
+
+fn block_text(b: &Value) -> String {
+    let kind = str_of(b, "/type");
+    match kind {
+        Some("text") => str_of(b, "/text").unwrap_or("").to_owned(),
+        // MCP media blocks carry `data` and `mimeType`; Claude's carry a `source`.
+        Some(k @ ("image" | "audio" | "document")) => match (str_of(b, "/data"), str_of(b, "/source/data")) {
+            (Some(data), _) => binary(k, str_of(b, "/mimeType").unwrap_or("?"), data),
+            (None, Some(data)) => binary(k, str_of(b, "/source/media_type").unwrap_or("?"), data),
+            _ => format!("[{k}]"),
+        },
+        Some("resource_link") => {
+            format!("[resource link {} <{}>]", str_of(b, "/name").unwrap_or(""), str_of(b, "/uri").unwrap_or(""))
+        }
+        Some("resource") => b.get("resource").map(contents_text).unwrap_or_else(|| "[resource]".into()),
+        Some("tool_result") => content_text(b.get("content").unwrap_or(&Value::Null)),
+        Some(other) => format!("[{other}]"),
+        // Resource contents (`resources/read`, embedded resources) have a uri and no type.
+        None if b.get("uri").is_some() => contents_text(b),
+        None => b.to_string(),
+    }
+}
+
+fn contents_text(c: &Value) -> String {
+    let uri = str_of(c, "/uri").unwrap_or("");
+    match (str_of(c, "/text"), str_of(c, "/blob")) {
+        (Some(text), _) => text.to_owned(),
+        (None, Some(blob)) => {
+            format!("[resource {uri} {}, {} bytes of base64]", str_of(c, "/mimeType").unwrap_or("?"), blob.len())
+        }
+        (None, None) => format!("[resource {uri}]"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::content_text;
+    use serde_json::json;
+
+    #[test]
+    fn every_kind_of_content_reads_as_text() {
+        let blocks = json!([
+            {"type": "text", "text": "hello"},
+            {"type": "image", "data": "AAAA", "mimeType": "image/png"},
+            {"type": "image", "source": {"type": "base64", "media_type": "image/gif", "data": "AAAAAAAA"}},
+            {"type": "audio", "data": "AA", "mimeType": "audio/wav"},
+            {"type": "resource_link", "uri": "file:///a.txt", "name": "a.txt"},
+            {"type": "resource", "resource": {"uri": "notes://1", "text": "one"}},
+            {"type": "resource", "resource": {"uri": "file:///z.bin", "mimeType": "application/zip", "blob": "UEsD"}},
+            {"type": "hologram", "frames": 3}
+        ]);
+        assert_eq!(
+            content_text(&blocks),
+            "hello\n[image image/png, 4 bytes of base64]\n[image image/gif, 8 bytes of base64]\n\
+             [audio audio/wav, 2 bytes of base64]\n[resource link a.txt <file:///a.txt>]\none\n\
+             [resource file:///z.bin application/zip, 4 bytes of base64]\n[hologram]"
+        );
+    }
+
+    #[test]
+    fn strings_tool_results_and_resource_contents() {
+        assert_eq!(content_text(&json!("plain")), "plain");
+        assert_eq!(
+            content_text(
+                &json!({"type": "tool_result", "tool_use_id": "t", "content": [{"type": "text", "text": "42"}]})
+            ),
+            "42"
+        );
+        assert_eq!(content_text(&json!([{"uri": "n://1", "text": "a"}, {"uri": "n://2"}])), "a\n[resource n://2]");
+        assert_eq!(content_text(&json!(null)), "");
+    }
+}
