@@ -121,7 +121,9 @@ async fn the_demo_model_corrects_itself_after_a_json_rpc_error() {
         .borrow()
         .iter()
         .filter_map(|e| match e {
-            AgentEvent::ToolFinished { result, .. } => Some((result.is_error, result.text_of())),
+            AgentEvent::ToolFinished { result, .. } => {
+                Some((result.is_error, loopscope::engine::text::content_text(&result.content)))
+            }
             _ => None,
         })
         .collect();

@@ -9,11 +9,16 @@ use serde_json::Value;
 pub fn content_text(content: &Value) -> String {
     match content {
         Value::String(s) => s.clone(),
-        Value::Array(items) => items.iter().map(content_text).collect::<Vec<_>>().join("\n"),
+        Value::Array(items) => blocks_text(items),
         Value::Object(_) => block_text(content),
         Value::Null => String::new(),
         other => other.to_string(),
     }
+}
+
+/// A list of blocks in words, one per line.
+pub fn blocks_text<'a>(blocks: impl IntoIterator<Item = &'a Value>) -> String {
+    blocks.into_iter().map(content_text).collect::<Vec<_>>().join("\n")
 }
 
 fn str_of<'a>(v: &'a Value, pointer: &str) -> Option<&'a str> {

@@ -10,26 +10,9 @@ use super::schema_form::{SchemaForm, arguments};
 use super::state::{Answer, Dialog, DialogKind, use_services};
 use super::widgets::{Code, pretty};
 use crate::engine::cancel::CancelToken;
+use crate::engine::text::content_text;
 use crate::protocol::claude::{CreateMessage, Message};
 use crate::protocol::mcp::{ContentBlock, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitResult};
-
-/// The text of a sampling message's content (one block or an array of blocks).
-fn sampling_text(content: &Value) -> String {
-    let blocks = match content {
-        Value::Array(items) => items.clone(),
-        other => vec![other.clone()],
-    };
-    blocks
-        .iter()
-        .map(|b| {
-            b.get("text")
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-                .unwrap_or_else(|| format!("[{}]", b["type"].as_str().unwrap_or("?")))
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
 
 #[component]
 fn Approval(id: u64, tool: String, target: String, input: Value) -> impl IntoView {
@@ -53,7 +36,7 @@ fn Sampling(id: u64, server: String, params: CreateMessageParams) -> impl IntoVi
         params
             .messages
             .iter()
-            .map(|m| format!("{}: {}", m.role, sampling_text(&m.content)))
+            .map(|m| format!("{}: {}", m.role, content_text(&m.content)))
             .collect::<Vec<_>>()
             .join("\n\n"),
     );

@@ -364,7 +364,7 @@ impl<P: Platform> Agent<P> {
                 let result = content::from_call(id, &r);
                 let failure = r.is_error.then(|| Failure {
                     layer: Layer::Tool,
-                    message: format!("{tool} reported isError: {}", result.text_of()),
+                    message: format!("{tool} reported isError: {}", crate::engine::text::content_text(&result.content)),
                     hint: None,
                 });
                 (result, failure)

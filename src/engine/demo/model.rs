@@ -213,21 +213,9 @@ pub fn respond(request: &Value) -> Reply {
     }
 }
 
+/// A tool_result's content in words, on one line.
 fn result_text(r: &Value) -> String {
-    match &r["content"] {
-        Value::String(s) => s.clone(),
-        Value::Array(items) => items
-            .iter()
-            .map(|i| {
-                i["text"]
-                    .as_str()
-                    .map(str::to_owned)
-                    .unwrap_or_else(|| format!("[{}]", i["type"].as_str().unwrap_or("?")))
-            })
-            .collect::<Vec<_>>()
-            .join(" "),
-        _ => String::new(),
-    }
+    crate::engine::text::content_text(&r["content"]).replace('\n', " ")
 }
 
 /// The article's self-correction: a server said the path must be absolute, so call again with

@@ -101,22 +101,6 @@ impl ToolResult {
         }
         Block(Value::Object(m))
     }
-
-    /// The text of the result (blocks other than text shown as `[type]`).
-    pub fn text_of(&self) -> String {
-        match &self.content {
-            Value::String(s) => s.clone(),
-            Value::Array(items) => items
-                .iter()
-                .map(|b| match b.get("text").and_then(Value::as_str) {
-                    Some(t) => t.to_owned(),
-                    None => format!("[{}]", b.get("type").and_then(Value::as_str).unwrap_or("?")),
-                })
-                .collect::<Vec<_>>()
-                .join("\n"),
-            _ => String::new(),
-        }
-    }
 }
 
 impl Message {
@@ -178,7 +162,6 @@ mod tests {
             content: json!([{"type":"text","text":"a"},{"type":"image"}]),
             is_error: false,
         };
-        assert_eq!(ok.text_of(), "a\n[image]");
         assert!(ok.to_block().0.get("is_error").is_none());
     }
 }

@@ -11,25 +11,7 @@ use crate::web::state::use_services;
 use crate::web::widgets::{Code, FailureBox};
 
 pub(super) fn content_text(blocks: &[ContentBlock]) -> String {
-    blocks
-        .iter()
-        .map(|b| {
-            if let Some(t) = b.as_text() {
-                return t.to_owned();
-            }
-            if let Some((data, mime)) = b.media() {
-                return format!("[{} {mime}, {} bytes of base64]", b.kind(), data.len());
-            }
-            if let Some(l) = b.resource_link() {
-                return format!("[resource link {} <{}>]", l.name, l.uri);
-            }
-            if let Some(r) = b.resource() {
-                return r.text.unwrap_or_else(|| format!("[resource {} ({})]", r.uri, r.mime_type.unwrap_or_default()));
-            }
-            format!("[{}]", b.kind())
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    crate::engine::text::blocks_text(blocks.iter().map(|b| &b.0))
 }
 
 /// RFC 6570 level-1 expansion: `{name}` → the percent-encoded value.

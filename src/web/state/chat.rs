@@ -279,7 +279,7 @@ impl Chat {
                 if let Some(call) = self.tool(tool_use_id) {
                     call.state.set(ToolState::Done {
                         is_error: result.is_error,
-                        text: result.text_of(),
+                        text: crate::engine::text::content_text(&result.content),
                         failure: failure.clone(),
                     });
                 }

@@ -17,17 +17,7 @@ pub struct Reading {
 }
 
 fn contents_text(r: &ReadResourceResult) -> String {
-    r.contents
-        .iter()
-        .map(|c| match (&c.text, &c.blob) {
-            (Some(t), _) => format!("{}\n{t}", c.uri),
-            (None, Some(b)) => {
-                format!("{} ({}): {} bytes of base64", c.uri, c.mime_type.clone().unwrap_or_default(), b.len())
-            }
-            _ => c.uri.clone(),
-        })
-        .collect::<Vec<_>>()
-        .join("\n\n")
+    crate::engine::text::content_text(&serde_json::to_value(&r.contents).unwrap_or_default())
 }
 
 impl Services {
