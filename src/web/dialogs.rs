@@ -6,19 +6,19 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::{Map, Value};
 
-use super::schema_form::{SchemaForm, arguments};
+use super::schema_form::SchemaForm;
 use super::state::{Answer, Dialog, DialogKind, use_services};
 use super::widgets::{Code, pretty};
+use crate::engine::agent::sampling;
 use crate::engine::cancel::CancelToken;
-use crate::engine::text::content_text;
-use crate::protocol::claude::{CreateMessage, Message};
-use crate::protocol::mcp::{ContentBlock, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitResult};
+use crate::engine::form::Form;
+use crate::protocol::mcp::{CreateMessageParams, ElicitAction, ElicitResult};
 
 #[component]
 fn Approval(id: u64, tool: String, target: String, input: Value) -> impl IntoView {
     let svc = use_services();
     view! {
-        <h3 id="dialog-title">"Run this tool call?"</h3>
+        <h3 id=format!("dialog-{id}-title")>"Run this tool call?"</h3>
         <p>"Claude asks for "<code>{tool}</code>", which goes to "{target}"."</p>
         <Code text=pretty(&input) label="Arguments"/>
         <p class="hint">"Tool descriptions and annotations come from the server and are not guarantees."</p>
@@ -32,38 +32,20 @@ fn Approval(id: u64, tool: String, target: String, input: Value) -> impl IntoVie
 #[component]
 fn Sampling(id: u64, server: String, params: CreateMessageParams) -> impl IntoView {
     let svc = use_services();
-    let prompt = RwSignal::new(
-        params
-            .messages
-            .iter()
-            .map(|m| format!("{}: {}", m.role, content_text(&m.content)))
-            .collect::<Vec<_>>()
-            .join("\n\n"),
-    );
+    let prompt = RwSignal::new(sampling::prompt(&params));
     let answer = RwSignal::new(None::<String>);
     let busy = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
     let model = RwSignal::new(String::new());
-    let system = StoredValue::new(params.system_prompt.clone());
-    let max_tokens = params.max_tokens;
+    let max_tokens = sampling::max_tokens(&params, &svc.settings.claude());
+    let params = StoredValue::new(params);
     let send = move |_| {
         if let Err(why) = svc.settings.ready() {
             error.set(Some(why));
             return;
         }
         let settings = svc.settings.claude();
-        let request = CreateMessage {
-            model: settings.model.clone(),
-            max_tokens: max_tokens.clamp(1, settings.max_tokens.max(max_tokens)),
-            messages: vec![Message::user_text(prompt.get_untracked())],
-            system: system.get_value().map(Value::String),
-            tools: Vec::new(),
-            tool_choice: None,
-            stream: true,
-            stop_sequences: None,
-            temperature: None,
-            thinking: None,
-        };
+        let request = params.with_value(|p| sampling::request(p, &prompt.get_untracked(), &settings));
         let agent = svc.runtime(|r| r.agent.clone());
         busy.set(true);
         error.set(None);
@@ -79,30 +61,31 @@ fn Sampling(id: u64, server: String, params: CreateMessageParams) -> impl IntoVi
         });
     };
     let give_back = move |_| {
-        let text = answer.get_untracked().unwrap_or_default();
         let m = model.get_untracked();
-        let result = CreateMessageResult {
-            role: "assistant".into(),
-            content: ContentBlock::text(text),
-            model: if m.is_empty() { svc.settings.claude().model } else { m },
-            stop_reason: Some("endTurn".into()),
-        };
+        let m = if m.is_empty() { svc.settings.claude().model } else { m };
+        let result = sampling::result(answer.get_untracked().unwrap_or_default(), m);
         svc.dialogs.answer(id, Answer::Sampling(Ok(result)));
     };
     let decline = move |_| svc.dialogs.answer(id, Answer::declined_sampling());
+    let system = params.with_value(|p| p.system_prompt.clone());
+    let asked = params.with_value(|p| p.max_tokens);
     view! {
-        <h3 id="dialog-title">{format!("The MCP server \"{server}\" asks Claude for a message")}</h3>
+        <h3 id=format!("dialog-{id}-title")>{format!("The MCP server \"{server}\" asks Claude for a message")}</h3>
         <p class="hint">"Sampling: the server wants an LLM answer. Nothing is sent until you press Send, with your key; \
             you can edit the request and the answer."</p>
-        {params.system_prompt.clone().map(|s| view! { <p><strong>"System prompt: "</strong>{s}</p> })}
+        {system.map(|s| view! { <p><strong>"System prompt: "</strong>{s}</p> })}
         <div class="field">
-            <label for="sampling-prompt">{format!("Request (max {} tokens)", params.max_tokens)}</label>
-            <textarea id="sampling-prompt" rows="5" prop:value=move || prompt.get() on:input=move |ev| prompt.set(event_target_value(&ev))></textarea>
+            <label for=format!("dialog-{id}-prompt")>{if asked > max_tokens {
+                format!("Request (the server asked for {asked} tokens; your Max tokens allows {max_tokens})")
+            } else {
+                format!("Request (max {max_tokens} tokens)")
+            }}</label>
+            <textarea id=format!("dialog-{id}-prompt") rows="5" prop:value=move || prompt.get() on:input=move |ev| prompt.set(event_target_value(&ev))></textarea>
         </div>
         <Show when=move || answer.get().is_some()>
             <div class="field">
-                <label for="sampling-answer">"Answer to return to the server"</label>
-                <textarea id="sampling-answer" rows="5" prop:value=move || answer.get().unwrap_or_default()
+                <label for=format!("dialog-{id}-answer")>"Answer to return to the server"</label>
+                <textarea id=format!("dialog-{id}-answer") rows="5" prop:value=move || answer.get().unwrap_or_default()
                     on:input=move |ev| answer.set(Some(event_target_value(&ev)))></textarea>
             </div>
         </Show>
@@ -123,12 +106,14 @@ fn Sampling(id: u64, server: String, params: CreateMessageParams) -> impl IntoVi
 #[component]
 fn Elicitation(id: u64, server: String, message: String, schema: Value) -> impl IntoView {
     let svc = use_services();
-    let values = RwSignal::new(Map::new());
+    let form = Form::of(&schema);
+    let values = RwSignal::new(form.initial());
     let error = RwSignal::new(None::<String>);
-    let check_schema = schema.clone();
+    let read = form.clone();
     let accept = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        match arguments(&check_schema, &values.get_untracked()) {
+        match read.read(&values.get_untracked()) {
+            // The engine fills in the schema's defaults for what the answer leaves out.
             Ok(Value::Object(content)) => svc
                 .dialogs
                 .answer(id, Answer::Elicit(ElicitResult { action: ElicitAction::Accept, content: Some(content) })),
@@ -137,10 +122,10 @@ fn Elicitation(id: u64, server: String, message: String, schema: Value) -> impl 
         }
     };
     view! {
-        <h3 id="dialog-title">{format!("The MCP server \"{server}\" asks you")}</h3>
+        <h3 id=format!("dialog-{id}-title")>{format!("The MCP server \"{server}\" asks you")}</h3>
         <p class="prose">{message}</p>
         <form on:submit=accept aria-label="Answer the server">
-            <SchemaForm schema=schema values=values id_prefix="elicit".to_owned()/>
+            <SchemaForm form=form values=values id_prefix=format!("elicit-{id}")/>
             {move || error.get().map(|e| view! { <p class="form-error" role="alert">{e}</p> })}
             <div class="dialog-actions">
                 <button type="submit" class="primary">"Accept"</button>
@@ -154,8 +139,12 @@ fn Elicitation(id: u64, server: String, message: String, schema: Value) -> impl 
 #[component]
 pub fn Dialogs() -> impl IntoView {
     let svc = use_services();
+    // Only a change of the front dialog redraws it: a request queued behind it must not rebuild
+    // it and lose what the user typed.
+    let front = Memo::new(move |_| svc.dialogs.queue.with(|q| q.first().map(|d| d.id)));
     move || {
-        let Dialog { id, kind } = svc.dialogs.queue.with(|q| q.first().cloned())?;
+        let id = front.get()?;
+        let Dialog { kind, .. } = svc.dialogs.queue.with_untracked(|q| q.first().cloned())?;
         // Escape dismisses: the call denied, the sampling request declined, the form cancelled.
         let dismissed = kind.clone();
         let on_key = move |ev: leptos::ev::KeyboardEvent| {
@@ -172,9 +161,15 @@ pub fn Dialogs() -> impl IntoView {
                 view! { <Elicitation id server message=params.message.clone() schema/> }.into_any()
             }
         };
+        let waiting = move || svc.dialogs.queue.with(|q| q.len().saturating_sub(1));
         Some(view! {
             <div class="backdrop">
-                <div class="dialog" role="dialog" aria-modal="true" aria-labelledby="dialog-title" on:keydown=on_key>{body}</div>
+                <div class="dialog" role="dialog" aria-modal="true" aria-labelledby=format!("dialog-{id}-title") on:keydown=on_key>
+                    {body}
+                    <Show when=move || { waiting() > 0 }>
+                        <p class="muted" role="status">{move || format!("{} more waiting after this one", waiting())}</p>
+                    </Show>
+                </div>
             </div>
         })
     }

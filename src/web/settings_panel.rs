@@ -4,7 +4,8 @@
 use leptos::prelude::*;
 
 use super::state::{SettingsData, use_services};
-use crate::engine::claude::MODEL_SUGGESTIONS;
+use crate::engine::claude::{MODEL_SUGGESTIONS, ToolChoiceMode};
+use crate::engine::settings::{MAX_ROUNDS_RANGE, MAX_TOKENS_RANGE, bounded};
 
 /// This page's address with `?demo`: it opens with the demo model and the demo server.
 fn workshop_link() -> String {
@@ -87,21 +88,21 @@ pub fn SettingsPanel() -> impl IntoView {
                 </div>
                 <div class="field inline">
                     <label for="max-tokens">"Max tokens"</label>
-                    <input id="max-tokens" type="number" min="1" max="64000"
+                    <input id="max-tokens" type="number" min=MAX_TOKENS_RANGE.0 max=MAX_TOKENS_RANGE.1
                         prop:value=move || data.with(|d| d.max_tokens.to_string())
                         on:change=move |ev| {
-                            if let Ok(n) = event_target_value(&ev).parse::<u32>() {
-                                settings.update(|d| d.max_tokens = n.clamp(1, 64_000));
+                            if let Some(n) = bounded(&event_target_value(&ev), MAX_TOKENS_RANGE) {
+                                settings.update(|d| d.max_tokens = n);
                             }
                         }/>
                 </div>
                 <div class="field inline">
                     <label for="max-rounds">"Max tool rounds"</label>
-                    <input id="max-rounds" type="number" min="1" max="50"
+                    <input id="max-rounds" type="number" min=MAX_ROUNDS_RANGE.0 max=MAX_ROUNDS_RANGE.1
                         prop:value=move || data.with(|d| d.max_iterations.to_string())
                         on:change=move |ev| {
-                            if let Ok(n) = event_target_value(&ev).parse::<u32>() {
-                                settings.update(|d| d.max_iterations = n.clamp(1, 50));
+                            if let Some(n) = bounded(&event_target_value(&ev), MAX_ROUNDS_RANGE) {
+                                settings.update(|d| d.max_iterations = n);
                             }
                         }/>
                 </div>
@@ -112,11 +113,10 @@ pub fn SettingsPanel() -> impl IntoView {
                 </div>
                 <div class="field inline">
                     <label for="tool-choice">"Tool choice"</label>
-                    <select id="tool-choice" on:change=move |ev| settings.update(|d| d.tool_choice = event_target_value(&ev))
-                        prop:value=field(|d| d.tool_choice.clone())>
-                        <option value="auto">"auto"</option>
-                        <option value="any">"any"</option>
-                        <option value="none">"none"</option>
+                    <select id="tool-choice"
+                        on:change=move |ev| settings.update(|d| d.tool_choice = ToolChoiceMode::parse(&event_target_value(&ev)))
+                        prop:value=move || data.with(|d| d.tool_choice.as_str())>
+                        {ToolChoiceMode::ALL.map(|m| view! { <option value=m.as_str()>{m.as_str()}</option> }).collect_view()}
                     </select>
                 </div>
                 <label class="check">

@@ -9,6 +9,7 @@ pub mod history;
 pub mod local;
 pub mod route;
 mod run;
+pub mod sampling;
 
 pub use catalog::{Catalog, Origin};
 pub use events::{AgentEvent, TurnEnd, TurnOutcome};

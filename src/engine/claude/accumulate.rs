@@ -254,7 +254,7 @@ mod tests {
         let mut acc = Accumulator::new();
         let mut updates = Vec::new();
         for e in events {
-            updates.extend(acc.apply(serde_json::from_value(e.clone()).unwrap()));
+            updates.extend(acc.apply(StreamEvent::parse(&e.to_string()).unwrap()));
         }
         (acc.finish(), updates)
     }

@@ -145,7 +145,7 @@ impl<P: Platform> ClaudeClient<P> {
                         data: event.data.clone(),
                     },
                 );
-                let parsed: StreamEvent = match serde_json::from_str(&event.data) {
+                let parsed = match StreamEvent::parse(&event.data) {
                     Ok(p) => p,
                     Err(e) => {
                         let error = ClaudeError::Decode { reason: format!("stream event: {e}"), raw: event.data };

@@ -1,5 +1,7 @@
 //! What the user sets for the Claude side of the loop.
 
+use serde::{Deserialize, Serialize};
+
 use crate::protocol::claude::ToolChoice;
 
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
@@ -8,7 +10,8 @@ pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
 pub const MODEL_SUGGESTIONS: [&str; 4] =
     ["claude-sonnet-4-5", "claude-opus-4-5", "claude-haiku-4-5", "claude-opus-4-1"];
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ToolChoiceMode {
     /// Claude decides (the default).
     Auto,
@@ -27,12 +30,10 @@ impl ToolChoiceMode {
         }
     }
 
+    pub const ALL: [ToolChoiceMode; 3] = [ToolChoiceMode::Auto, ToolChoiceMode::Any, ToolChoiceMode::None];
+
     pub fn parse(s: &str) -> Self {
-        match s {
-            "any" => ToolChoiceMode::Any,
-            "none" => ToolChoiceMode::None,
-            _ => ToolChoiceMode::Auto,
-        }
+        Self::ALL.into_iter().find(|m| m.as_str() == s).unwrap_or(ToolChoiceMode::Auto)
     }
 }
 

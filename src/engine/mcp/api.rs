@@ -8,7 +8,8 @@ use super::error::ProtocolError;
 use super::{McpClient, McpError, RequestOptions};
 use crate::engine::platform::Platform;
 use crate::protocol::mcp::{
-    CallToolResult, GetPromptResult, LOG_LEVELS, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool, method,
+    CallToolResult, GetPromptResult, LOG_LEVELS, Prompt, ReadResourceResult, Resource, ResourceTemplate,
+    ServerCapability, Tool, method,
 };
 
 /// At most this many pages per list: a server that keeps handing out cursors cannot keep the
@@ -54,21 +55,12 @@ fn check_tool(raw: Value, index: usize) -> Result<Tool, (String, String)> {
 
 impl<P: Platform> McpClient<P> {
     /// C-35: refuse before sending what the server did not declare.
-    fn require(&self, capability: &str, method: &str) -> Result<(), McpError> {
+    fn require(&self, capability: ServerCapability, method: &str) -> Result<(), McpError> {
         let info = self.server_info().ok_or(McpError::Protocol(ProtocolError::NotConnected))?;
-        let caps = &info.capabilities;
-        let declared = match capability {
-            "tools" => caps.tools.is_some(),
-            "resources" => caps.resources.is_some(),
-            "resources.subscribe" => caps.resources.as_ref().is_some_and(|r| r.subscribe == Some(true)),
-            "prompts" => caps.prompts.is_some(),
-            "logging" => caps.logging.is_some(),
-            _ => false,
-        };
-        if declared {
+        if info.capabilities.has(capability) {
             Ok(())
         } else {
-            Err(McpError::Protocol(ProtocolError::NotCapable { method: method.into(), capability: capability.into() }))
+            Err(McpError::Protocol(ProtocolError::NotCapable { method: method.into(), capability: capability.name() }))
         }
     }
 
@@ -106,7 +98,7 @@ impl<P: Platform> McpClient<P> {
     }
 
     pub async fn list_tools(&self, opts: &RequestOptions) -> Result<ToolList, McpError> {
-        self.require("tools", method::TOOLS_LIST)?;
+        self.require(ServerCapability::Tools, method::TOOLS_LIST)?;
         let raw = self.list_all(method::TOOLS_LIST, "tools", opts).await?;
         let mut list = ToolList::default();
         for (i, t) in raw.into_iter().enumerate() {
@@ -126,26 +118,26 @@ impl<P: Platform> McpClient<P> {
         arguments: Value,
         opts: &RequestOptions,
     ) -> Result<CallToolResult, McpError> {
-        self.require("tools", method::TOOLS_CALL)?;
+        self.require(ServerCapability::Tools, method::TOOLS_CALL)?;
         let result =
             self.request(method::TOOLS_CALL, Some(json!({ "name": name, "arguments": arguments })), opts).await?;
         decode(result, "CallToolResult")
     }
 
     pub async fn list_resources(&self, opts: &RequestOptions) -> Result<Vec<Resource>, McpError> {
-        self.require("resources", method::RESOURCES_LIST)?;
+        self.require(ServerCapability::Resources, method::RESOURCES_LIST)?;
         let raw = self.list_all(method::RESOURCES_LIST, "resources", opts).await?;
         raw.into_iter().map(|r| decode(r, "Resource")).collect()
     }
 
     pub async fn list_resource_templates(&self, opts: &RequestOptions) -> Result<Vec<ResourceTemplate>, McpError> {
-        self.require("resources", method::RESOURCES_TEMPLATES_LIST)?;
+        self.require(ServerCapability::Resources, method::RESOURCES_TEMPLATES_LIST)?;
         let raw = self.list_all(method::RESOURCES_TEMPLATES_LIST, "resourceTemplates", opts).await?;
         raw.into_iter().map(|r| decode(r, "ResourceTemplate")).collect()
     }
 
     pub async fn read_resource(&self, uri: &str, opts: &RequestOptions) -> Result<ReadResourceResult, McpError> {
-        self.require("resources", method::RESOURCES_READ)?;
+        self.require(ServerCapability::Resources, method::RESOURCES_READ)?;
         let result = self.request(method::RESOURCES_READ, Some(json!({ "uri": uri })), opts).await?;
         decode(result, "ReadResourceResult")
     }
@@ -153,14 +145,14 @@ impl<P: Platform> McpClient<P> {
     /// Asks for `notifications/resources/updated` about `uri` (C-33); only when the server
     /// declared `resources.subscribe`. Ended by `unsubscribe` or on disconnect.
     pub async fn subscribe(&self, uri: &str) -> Result<(), McpError> {
-        self.require("resources.subscribe", method::RESOURCES_SUBSCRIBE)?;
+        self.require(ServerCapability::ResourceSubscribe, method::RESOURCES_SUBSCRIBE)?;
         self.request(method::RESOURCES_SUBSCRIBE, Some(json!({ "uri": uri })), &RequestOptions::default()).await?;
         self.subscriptions.borrow_mut().insert(uri.to_owned());
         Ok(())
     }
 
     pub async fn unsubscribe(&self, uri: &str) -> Result<(), McpError> {
-        self.require("resources.subscribe", method::RESOURCES_UNSUBSCRIBE)?;
+        self.require(ServerCapability::ResourceSubscribe, method::RESOURCES_UNSUBSCRIBE)?;
         self.subscriptions.borrow_mut().remove(uri);
         self.request(method::RESOURCES_UNSUBSCRIBE, Some(json!({ "uri": uri })), &RequestOptions::default()).await?;
         Ok(())
@@ -172,7 +164,7 @@ impl<P: Platform> McpClient<P> {
     }
 
     pub async fn list_prompts(&self, opts: &RequestOptions) -> Result<Vec<Prompt>, McpError> {
-        self.require("prompts", method::PROMPTS_LIST)?;
+        self.require(ServerCapability::Prompts, method::PROMPTS_LIST)?;
         let raw = self.list_all(method::PROMPTS_LIST, "prompts", opts).await?;
         raw.into_iter().map(|p| decode(p, "Prompt")).collect()
     }
@@ -185,7 +177,7 @@ impl<P: Platform> McpClient<P> {
         arguments: &Map<String, Value>,
         opts: &RequestOptions,
     ) -> Result<GetPromptResult, McpError> {
-        self.require("prompts", method::PROMPTS_GET)?;
+        self.require(ServerCapability::Prompts, method::PROMPTS_GET)?;
         let missing: Vec<&str> = prompt
             .arguments
             .iter()
@@ -206,7 +198,7 @@ impl<P: Platform> McpClient<P> {
 
     /// C-23: one of the eight syslog levels, only if the server declared `logging`.
     pub async fn set_log_level(&self, level: &str) -> Result<(), McpError> {
-        self.require("logging", method::LOGGING_SET_LEVEL)?;
+        self.require(ServerCapability::Logging, method::LOGGING_SET_LEVEL)?;
         if !LOG_LEVELS.contains(&level) {
             return Err(McpError::Client(format!("\"{level}\" is not a log level ({})", LOG_LEVELS.join(", "))));
         }

@@ -5,11 +5,23 @@
 use crate::engine::layer::{Failure, Layer};
 use crate::protocol::jsonrpc::{ErrorCode, ErrorObject, RequestId};
 
+/// What a request that got no HTTP answer found out about the address (C-43).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reach {
+    /// Not checked (the answer broke off, or the check could not run).
+    Unknown,
+    /// Nothing answers there: the server is not running, or the address is wrong.
+    Nothing,
+    /// Something answers, but the page may not read it: in a browser, CORS.
+    Answers,
+}
+
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum McpError {
-    /// No HTTP answer. In a browser, a CORS refusal looks exactly like this.
+    /// No HTTP answer. In a browser, a CORS refusal looks exactly like this, so the client asks
+    /// whether anything answers at all (`reach`).
     #[error("network error: {message}")]
-    Network { message: String },
+    Network { message: String, reach: Reach },
 
     /// An HTTP status other than the one expected. `rpc` is the JSON-RPC error object the body
     /// carried, if any (servers often put one in a 4xx body, without an id: C-04).
@@ -53,12 +65,18 @@ pub enum ProtocolError {
     #[error("the response stream ended before the response{}", if *.resumed > 0 { format!(" (after {} resume attempts)", .resumed) } else { String::new() })]
     StreamEnded { resumed: u32 },
     #[error("the server did not declare the `{capability}` capability needed for {method}")]
-    NotCapable { method: String, capability: String },
+    NotCapable { method: String, capability: &'static str },
     #[error("the Mcp-Session-Id header holds characters outside visible ASCII")]
     BadSessionId,
     #[error("not connected")]
     NotConnected,
 }
+
+/// What a server must send for a page on another origin to talk to it (C-42).
+pub const CORS_NEEDS: &str = "The server must answer the OPTIONS preflight without authentication and send \
+    Access-Control-Allow-Origin (this page's origin or *), Access-Control-Allow-Methods: POST, GET, DELETE, OPTIONS, \
+    Access-Control-Allow-Headers: Content-Type, Accept, Authorization, Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID, \
+    and Access-Control-Expose-Headers: Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate.";
 
 impl McpError {
     pub fn layer(&self) -> Layer {
@@ -86,13 +104,16 @@ impl McpError {
     /// What to check or do next, for the people who can act on it.
     pub fn hint(&self) -> Option<String> {
         Some(match self {
-            McpError::Network { .. } => "The browser got no HTTP answer. If the server is running, this is most likely \
-                CORS: the server must answer the OPTIONS preflight without authentication and send \
-                Access-Control-Allow-Origin (this page's origin or *), Access-Control-Allow-Methods: POST, GET, DELETE, OPTIONS, \
-                Access-Control-Allow-Headers: Content-Type, Accept, Authorization, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID, \
-                and Access-Control-Expose-Headers: Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate. \
-                Otherwise check the URL and that the server is up."
+            McpError::Network { reach: Reach::Nothing, .. } => "Nothing answers at this address: the server is not running, or the host, port \
+                or path is wrong. Start the server (or fix the URL), then press Reconnect."
                 .into(),
+            McpError::Network { reach: Reach::Answers, .. } => format!(
+                "Something answers at this address, but the browser will not let this page read the answer: CORS. {CORS_NEEDS}"
+            ),
+            McpError::Network { reach: Reach::Unknown, .. } => format!(
+                "The browser got no HTTP answer. If the server is running, this is most likely CORS. {CORS_NEEDS} \
+                 Otherwise check the URL and that the server is up."
+            ),
             McpError::Http { status: 401, www_authenticate, .. } => format!(
                 "The server wants credentials{}. Add an Authorization header (for example \"Bearer <token>\") to this server.",
                 www_authenticate.as_ref().map(|w| format!(" (WWW-Authenticate: {w})")).unwrap_or_default()

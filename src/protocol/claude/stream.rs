@@ -10,8 +10,7 @@ use serde_json::Value;
 use super::ApiErrorDetail;
 
 /// One event of the stream, as its `data` says.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq)]
 pub enum StreamEvent {
     MessageStart {
         message: MessageStart,
@@ -29,7 +28,6 @@ pub enum StreamEvent {
     },
     MessageDelta {
         delta: MessageDeltaBody,
-        #[serde(default)]
         usage: Option<Usage>,
     },
     MessageStop,
@@ -38,52 +36,114 @@ pub enum StreamEvent {
     Error {
         error: ApiErrorDetail,
     },
-    #[serde(other)]
     Unknown,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct MessageStart {
-    #[serde(default)]
     pub id: String,
-    #[serde(default)]
     pub model: String,
-    #[serde(default)]
     pub usage: Option<Usage>,
 }
 
 /// What a `content_block_delta` adds to its block (A-08).
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Delta {
-    TextDelta {
-        text: String,
-    },
-    InputJsonDelta {
-        partial_json: String,
-    },
-    ThinkingDelta {
-        thinking: String,
-    },
-    SignatureDelta {
-        signature: String,
-    },
-    CitationsDelta {
-        citation: Value,
-    },
-    #[serde(other)]
+    TextDelta { text: String },
+    InputJsonDelta { partial_json: String },
+    ThinkingDelta { thinking: String },
+    SignatureDelta { signature: String },
+    CitationsDelta { citation: Value },
     Unknown,
 }
 
 /// The `delta` of `message_delta`: how the message ended.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct MessageDeltaBody {
-    #[serde(default)]
     pub stop_reason: Option<String>,
-    #[serde(default)]
     pub stop_sequence: Option<String>,
-    #[serde(default)]
     pub stop_details: Option<Value>,
+}
+
+/// Takes a string member out of an object.
+fn take_str(v: &mut Value, key: &str) -> Option<String> {
+    match v.get_mut(key).map(Value::take) {
+        Some(Value::String(s)) => Some(s),
+        _ => None,
+    }
+}
+
+fn usage_of(v: Option<&Value>) -> Option<Usage> {
+    v.and_then(|u| serde_json::from_value(u.clone()).ok())
+}
+
+impl StreamEvent {
+    /// Reads one event's data, once. Read from the JSON value by hand rather than derived: a
+    /// derived internally tagged enum costs the page about 20 KB gzip (docs/size.md).
+    pub fn parse(data: &str) -> Result<StreamEvent, String> {
+        let mut v: Value = serde_json::from_str(data).map_err(|e| e.to_string())?;
+        let kind = take_str(&mut v, "type").ok_or("a stream event without a type")?;
+        let index = || v.get("index").and_then(Value::as_u64).map(|i| i as usize).ok_or("an event without an index");
+        Ok(match kind.as_str() {
+            "message_start" => {
+                let mut m = v.get_mut("message").map(Value::take).unwrap_or_default();
+                let usage = usage_of(m.get("usage"));
+                StreamEvent::MessageStart {
+                    message: MessageStart {
+                        id: take_str(&mut m, "id").unwrap_or_default(),
+                        model: take_str(&mut m, "model").unwrap_or_default(),
+                        usage,
+                    },
+                }
+            }
+            "content_block_start" => StreamEvent::ContentBlockStart {
+                index: index()?,
+                content_block: v.get_mut("content_block").map(Value::take).unwrap_or_default(),
+            },
+            "content_block_delta" => {
+                let index = index()?;
+                let mut d = v.get_mut("delta").map(Value::take).unwrap_or_default();
+                let delta_type = take_str(&mut d, "type").unwrap_or_default();
+                let mut field = |k: &str| take_str(&mut d, k).unwrap_or_default();
+                let delta = match delta_type.as_str() {
+                    "text_delta" => Delta::TextDelta { text: field("text") },
+                    "input_json_delta" => Delta::InputJsonDelta { partial_json: field("partial_json") },
+                    "thinking_delta" => Delta::ThinkingDelta { thinking: field("thinking") },
+                    "signature_delta" => Delta::SignatureDelta { signature: field("signature") },
+                    "citations_delta" => {
+                        Delta::CitationsDelta { citation: d.get_mut("citation").map(Value::take).unwrap_or_default() }
+                    }
+                    _ => Delta::Unknown,
+                };
+                StreamEvent::ContentBlockDelta { index, delta }
+            }
+            "content_block_stop" => StreamEvent::ContentBlockStop { index: index()? },
+            "message_delta" => {
+                let usage = usage_of(v.get("usage"));
+                let mut d = v.get_mut("delta").map(Value::take).unwrap_or_default();
+                StreamEvent::MessageDelta {
+                    delta: MessageDeltaBody {
+                        stop_reason: take_str(&mut d, "stop_reason"),
+                        stop_sequence: take_str(&mut d, "stop_sequence"),
+                        stop_details: d.get_mut("stop_details").map(Value::take).filter(|v| !v.is_null()),
+                    },
+                    usage,
+                }
+            }
+            "message_stop" => StreamEvent::MessageStop,
+            "ping" => StreamEvent::Ping,
+            "error" => {
+                let mut e = v.get_mut("error").map(Value::take).unwrap_or_default();
+                StreamEvent::Error {
+                    error: ApiErrorDetail {
+                        kind: take_str(&mut e, "type").unwrap_or_default(),
+                        message: take_str(&mut e, "message").unwrap_or_default(),
+                    },
+                }
+            }
+            _ => StreamEvent::Unknown,
+        })
+    }
 }
 
 /// Token counters. In a stream they are cumulative: each report replaces the last (A-09).
@@ -122,7 +182,7 @@ mod tests {
 
     #[test]
     fn events_are_typed_and_unknown_ones_survive_a07() {
-        let read = |v: Value| serde_json::from_value::<StreamEvent>(v).unwrap();
+        let read = |v: Value| StreamEvent::parse(&v.to_string()).unwrap();
         assert_eq!(
             read(
                 json!({"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{"}})
@@ -144,6 +204,8 @@ mod tests {
             read(json!({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})),
             StreamEvent::Error { error } if error.kind == "overloaded_error"
         ));
+        assert!(StreamEvent::parse(r#"{"type":"content_block_stop"}"#).is_err(), "a known event missing its index");
+        assert!(StreamEvent::parse("{oops").is_err());
     }
 
     #[test]

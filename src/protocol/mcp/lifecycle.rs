@@ -64,20 +64,66 @@ pub struct ServerCapabilities {
     pub experimental: Option<Value>,
 }
 
+/// What a server can declare, one by one (`resources.subscribe` is a capability of its own:
+/// subscribing needs it, listing does not).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ServerCapability {
+    Tools,
+    Resources,
+    ResourceSubscribe,
+    Prompts,
+    Logging,
+    Completions,
+    Tasks,
+    Experimental,
+}
+
+impl ServerCapability {
+    pub const ALL: [ServerCapability; 8] = [
+        ServerCapability::Tools,
+        ServerCapability::Resources,
+        ServerCapability::ResourceSubscribe,
+        ServerCapability::Prompts,
+        ServerCapability::Logging,
+        ServerCapability::Completions,
+        ServerCapability::Tasks,
+        ServerCapability::Experimental,
+    ];
+
+    /// The capability as the specification writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ServerCapability::Tools => "tools",
+            ServerCapability::Resources => "resources",
+            ServerCapability::ResourceSubscribe => "resources.subscribe",
+            ServerCapability::Prompts => "prompts",
+            ServerCapability::Logging => "logging",
+            ServerCapability::Completions => "completions",
+            ServerCapability::Tasks => "tasks",
+            ServerCapability::Experimental => "experimental",
+        }
+    }
+}
+
 impl ServerCapabilities {
+    pub fn has(&self, c: ServerCapability) -> bool {
+        match c {
+            ServerCapability::Tools => self.tools.is_some(),
+            ServerCapability::Resources => self.resources.is_some(),
+            ServerCapability::ResourceSubscribe => self.resources.as_ref().is_some_and(|r| r.subscribe == Some(true)),
+            ServerCapability::Prompts => self.prompts.is_some(),
+            ServerCapability::Logging => self.logging.is_some(),
+            ServerCapability::Completions => self.completions.is_some(),
+            ServerCapability::Tasks => self.tasks.is_some(),
+            ServerCapability::Experimental => {
+                self.experimental.as_ref().is_some_and(|e| e.as_object().is_some_and(|o| !o.is_empty()))
+            }
+        }
+    }
+
     /// Names of the declared capabilities, for display.
-    pub fn names(&self) -> Vec<String> {
-        let mut names = Vec::new();
-        let mut push = |name: &str, on: bool| on.then(|| names.push(name.to_owned()));
-        push("tools", self.tools.is_some());
-        push("resources", self.resources.is_some());
-        push("resources.subscribe", self.resources.as_ref().is_some_and(|r| r.subscribe == Some(true)));
-        push("prompts", self.prompts.is_some());
-        push("logging", self.logging.is_some());
-        push("completions", self.completions.is_some());
-        push("tasks", self.tasks.is_some());
-        push("experimental", self.experimental.as_ref().is_some_and(|e| e.as_object().is_some_and(|o| !o.is_empty())));
-        names
+    pub fn names(&self) -> Vec<&'static str> {
+        ServerCapability::ALL.into_iter().filter(|c| self.has(*c)).map(ServerCapability::name).collect()
     }
 }
 

@@ -1,0 +1,137 @@
+//! The user's settings as the page keeps them (saved without the key), what makes them ready
+//! for a turn, and the engine's Claude settings built from them. Validation lives here, not in
+//! the form: the form only forwards what the user typed.
+
+use serde::{Deserialize, Serialize};
+
+use super::claude::{ClaudeSettings, DEFAULT_BASE_URL, DEFAULT_MODEL, ToolChoiceMode};
+use super::demo::DEMO_BASE_URL;
+
+/// The bounds the settings form offers, and the engine enforces.
+pub const MAX_TOKENS_RANGE: (u32, u32) = (1, 64_000);
+pub const MAX_ROUNDS_RANGE: (u32, u32) = (1, 50);
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct UserSettings {
+    /// Use the scripted demo model instead of the Claude API (no key needed).
+    pub demo: bool,
+    pub base_url: String,
+    pub model: String,
+    pub max_tokens: u32,
+    pub system: String,
+    pub tool_choice: ToolChoiceMode,
+    pub parallel_tool_use: bool,
+    /// Ask before every tool call (C-31).
+    pub ask_before_tools: bool,
+    pub max_iterations: u32,
+    pub remember_key: bool,
+}
+
+impl Default for UserSettings {
+    fn default() -> Self {
+        Self {
+            demo: false,
+            base_url: DEFAULT_BASE_URL.into(),
+            model: DEFAULT_MODEL.into(),
+            max_tokens: 1024,
+            system: String::new(),
+            tool_choice: ToolChoiceMode::Auto,
+            parallel_tool_use: true,
+            ask_before_tools: false,
+            max_iterations: 10,
+            remember_key: false,
+        }
+    }
+}
+
+/// A whole number the user typed, within `range`; out-of-range numbers are brought into it.
+pub fn bounded(text: &str, range: (u32, u32)) -> Option<u32> {
+    text.trim().parse::<u64>().ok().map(|n| n.clamp(range.0 as u64, range.1 as u64) as u32)
+}
+
+impl UserSettings {
+    /// Whether a turn can start with `api_key`, and if not, what to do.
+    pub fn ready(&self, api_key: &str) -> Result<(), String> {
+        if self.demo {
+            return Ok(());
+        }
+        if api_key.trim().is_empty() {
+            return Err(
+                "Add your Claude API key in Settings, or switch on the demo model to try the loop without one.".into(),
+            );
+        }
+        let url = self.base_url.trim();
+        let host_given = url.split_once("://").is_some_and(|(_, rest)| !rest.trim_matches('/').is_empty());
+        if !(url.starts_with("https://") || url.starts_with("http://")) || !host_given {
+            return Err(format!(
+                "The base URL \"{}\" must be an address starting with https:// (or http:// for a local server).",
+                self.base_url
+            ));
+        }
+        if self.model.trim().is_empty() {
+            return Err("Choose a model in Settings.".into());
+        }
+        Ok(())
+    }
+
+    /// The settings the Claude client takes; the demo model when demo mode is on.
+    pub fn claude(&self, api_key: &str) -> ClaudeSettings {
+        ClaudeSettings {
+            base_url: if self.demo { DEMO_BASE_URL.into() } else { self.base_url.trim().to_owned() },
+            api_key: if self.demo { "demo".into() } else { api_key.trim().to_owned() },
+            model: if self.demo { "demo-model".into() } else { self.model.trim().to_owned() },
+            max_tokens: self.max_tokens.clamp(MAX_TOKENS_RANGE.0, MAX_TOKENS_RANGE.1),
+            system: self.system.clone(),
+            tool_choice: self.tool_choice,
+            parallel_tool_use: self.parallel_tool_use,
+            ..ClaudeSettings::default()
+        }
+    }
+
+    /// The loop's round limit, at least one.
+    pub fn rounds(&self) -> u32 {
+        self.max_iterations.clamp(MAX_ROUNDS_RANGE.0, MAX_ROUNDS_RANGE.1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_turn_needs_a_key_an_address_and_a_model_unless_in_demo_mode() {
+        let s = UserSettings::default();
+        assert!(s.ready("").unwrap_err().contains("API key"));
+        assert_eq!(s.ready("sk-ant-x"), Ok(()));
+        let bad = UserSettings { base_url: "api.anthropic.com".into(), ..UserSettings::default() };
+        assert!(bad.ready("sk-ant-x").unwrap_err().contains("https://"));
+        let empty_host = UserSettings { base_url: "https://".into(), ..UserSettings::default() };
+        assert!(empty_host.ready("sk-ant-x").is_err());
+        let no_model = UserSettings { model: "  ".into(), ..UserSettings::default() };
+        assert!(no_model.ready("sk-ant-x").unwrap_err().contains("model"));
+        let demo = UserSettings { demo: true, base_url: String::new(), ..UserSettings::default() };
+        assert_eq!(demo.ready(""), Ok(()));
+    }
+
+    #[test]
+    fn numbers_are_bounded_and_the_demo_replaces_claude() {
+        assert_eq!(bounded("100000", MAX_TOKENS_RANGE), Some(64_000));
+        assert_eq!(bounded(" 0 ", MAX_ROUNDS_RANGE), Some(1));
+        assert_eq!(bounded("12", MAX_ROUNDS_RANGE), Some(12));
+        assert_eq!(bounded("-3", MAX_ROUNDS_RANGE), None);
+        assert_eq!(bounded("ten", MAX_ROUNDS_RANGE), None);
+        let demo = UserSettings { demo: true, ..UserSettings::default() }.claude("sk-real");
+        assert_eq!((demo.base_url.as_str(), demo.api_key.as_str()), (DEMO_BASE_URL, "demo"));
+        let real = UserSettings { max_tokens: 0, ..UserSettings::default() }.claude(" sk-real ");
+        assert_eq!((real.api_key.as_str(), real.max_tokens), ("sk-real", 1));
+    }
+
+    #[test]
+    fn saved_settings_from_before_keep_loading() {
+        // tool_choice used to be saved as a string: the same words still load.
+        let old = r#"{"demo":false,"tool_choice":"any","max_tokens":2048}"#;
+        let s: UserSettings = serde_json::from_str(old).unwrap();
+        assert_eq!((s.tool_choice, s.max_tokens, s.model.as_str()), (ToolChoiceMode::Any, 2048, DEFAULT_MODEL));
+    }
+}
