@@ -432,8 +432,11 @@ async fn user_abort_during_a_slow_tool_cancels_it_on_the_server_c21() {
     h.script(vec![reply(vec![tool_use("slow_echo", json!({"text": "zzz"}))])]);
     let cancel = CancelToken::new();
     let trigger = cancel.clone();
-    let abort = async move {
-        tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    let abort = async {
+        support::until("the slow tools/call to reach the server", || {
+            fx.requests("slow").iter().any(|r| r.rpc_method().as_deref() == Some("tools/call"))
+        })
+        .await;
         trigger.cancel();
     };
     let (out, ()) = futures::join!(h.ask_with(Vec::new(), "go", &servers, &cancel, &h.settings), abort);

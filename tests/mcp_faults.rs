@@ -1,5 +1,5 @@
 //! The MCP client against fault fixtures (testkit::mcp_faults): every failure lands in its own
-//! layer, and the transport rules hold. Conformance item ids from ../shared/notes/conformance.md
+//! layer, and the transport rules hold. Conformance item ids from docs/conformance.md
 //! are in the test names.
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -10,10 +10,10 @@ use futures::future::LocalBoxFuture;
 use loopscope::engine::cancel::CancelToken;
 use loopscope::engine::layer::Layer;
 use loopscope::engine::mcp::{
-    ElicitationHandler, Handlers, ListenEnd, McpClient, McpError, ProtocolError, RequestOptions, ServerConfig,
-    ServerNotification,
+    Connection, ElicitationHandler, Handlers, ListenEnd, McpClient, McpError, ProtocolError, Reach, RequestOptions,
+    ServerConfig, ServerNotification,
 };
-use loopscope::engine::trace::{Direction, TraceKind};
+use loopscope::engine::trace::{Direction, TraceKind, Tracer};
 use loopscope::protocol::jsonrpc::ErrorObject;
 use loopscope::protocol::mcp::{ElicitAction, ElicitParams, ElicitResult};
 use serde_json::{Value, json};
@@ -21,6 +21,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use support::{Native, recording_tracer};
 use testkit::mcp_faults::Faults;
+use testkit::real::{self, PyMode};
 
 fn client(fx: &Faults, scenario: &str) -> McpClient<Native> {
     client_with(fx, scenario, Handlers::default(), |c| c)
@@ -206,8 +207,11 @@ async fn user_abort_cancels_the_request_c21() {
     let trigger = cancel.clone();
     let opts = RequestOptions::cancellable(&cancel);
     let call = c.call_tool("echo", json!({}), &opts);
-    let abort = async move {
-        tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+    let abort = async {
+        support::until("the slow tools/call to reach the server", || {
+            fx.requests("slow").iter().any(|r| r.rpc_method().as_deref() == Some("tools/call"))
+        })
+        .await;
         trigger.cancel();
     };
     let (result, ()) = futures::join!(call, abort);
@@ -351,7 +355,8 @@ async fn server_requests_on_the_post_stream_are_answered_c06_c20_c36_c37() {
     let answers: Vec<Value> = serde_json::from_str(&text_of(&call_echo(&c).await.unwrap())).unwrap();
     assert_eq!(answers[0], json!({"jsonrpc": "2.0", "id": "srv-ping", "result": {}}), "C-20");
     assert_eq!(answers[1]["error"]["code"], -32601, "C-36: roots/list was not declared");
-    assert_eq!(answers[2]["result"], json!({"action": "accept", "content": {"name": "Ada"}}), "C-37");
+    // C-37; SEP-1034: the field the handler left out takes the schema's default.
+    assert_eq!(answers[2]["result"], json!({"action": "accept", "content": {"name": "Ada", "greeting": "hello"}}));
 }
 
 #[tokio::test(flavor = "current_thread")]
@@ -408,7 +413,7 @@ async fn disconnect_deletes_the_session_c11() {
 }
 
 #[tokio::test(flavor = "current_thread")]
-async fn network_failure_explains_cors_c43() {
+async fn nothing_listening_is_told_apart_from_cors_c43() {
     let platform = Native::new();
     let port = testkit::free_port(); // nothing listens here
     let c = McpClient::new(
@@ -419,6 +424,16 @@ async fn network_failure_explains_cors_c43() {
     );
     let err = c.connect().await.unwrap_err();
     assert_eq!(err.layer(), Layer::Network);
+    assert!(matches!(err, McpError::Network { reach: Reach::Nothing, .. }), "{err:?}");
+    let hint = err.hint().unwrap();
+    assert!(hint.starts_with("Nothing answers at this address"), "{hint}");
+    assert!(!hint.contains("CORS"), "a server that is down is not a CORS problem: {hint}");
+    assert_eq!(c.state().label(), "failed");
+}
+
+#[test]
+fn a_server_that_answers_unreadably_gets_the_cors_help_c42_c43() {
+    let err = McpError::Network { message: "fetch failed (TypeError: Failed to fetch)".into(), reach: Reach::Answers };
     let hint = err.hint().unwrap();
     for needle in ["CORS", "Access-Control-Expose-Headers: Mcp-Session-Id", "MCP-Protocol-Version", "preflight"] {
         assert!(hint.contains(needle), "hint lacks {needle}: {hint}");
@@ -470,4 +485,43 @@ async fn the_trace_links_http_exchanges_and_json_rpc_ids() {
     assert_eq!(outcome, Some(None));
     let seqs: Vec<u64> = events.iter().map(|e| e.seq).collect();
     assert!(seqs.windows(2).all(|w| w[1] == w[0] + 1));
+}
+
+/// Every state the client reports, in order.
+fn watching() -> (Handlers, Rc<RefCell<Vec<String>>>) {
+    let seen = Rc::new(RefCell::new(Vec::new()));
+    let sink = seen.clone();
+    let handlers = Handlers {
+        on_state: Some(Rc::new(move |_: &str, s: &Connection| sink.borrow_mut().push(s.label().to_owned()))),
+        ..Default::default()
+    };
+    (handlers, seen)
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_connection_state_follows_the_wire() {
+    // An expired session: reconnecting, then connected again (C-10).
+    let fx = Faults::start(0).await;
+    let (handlers, seen) = watching();
+    let c = client_with(&fx, "expire", handlers, |c| c);
+    c.connect().await.unwrap();
+    c.list_tools(&RequestOptions::default()).await.unwrap();
+    assert_eq!(*seen.borrow(), ["connecting…", "connected", "reconnecting…", "connected"]);
+
+    // A server that stops: the next request gets no answer, and the client says so; when it
+    // answers again, the client is connected again.
+    let mut python = real::python(PyMode::Json);
+    let (handlers, seen) = watching();
+    let platform = Native::new();
+    let c = McpClient::new(platform, ServerConfig::new("py", python.url.clone()), Tracer::silent(), handlers);
+    c.connect().await.unwrap();
+    python.kill();
+    let err = c.list_tools(&RequestOptions::default()).await.unwrap_err();
+    assert!(matches!(err, McpError::Network { reach: Reach::Nothing, .. }), "{err:?}");
+    assert!(
+        matches!(c.state(), Connection::Unreachable(f) if f.hint.as_deref().is_some_and(|h| h.starts_with("Nothing answers")))
+    );
+    assert_eq!(*seen.borrow(), ["connecting…", "connected", "unreachable"]);
+    let _ = c.disconnect().await; // its DELETE gets no answer either
+    assert_eq!(c.state(), Connection::Disconnected);
 }

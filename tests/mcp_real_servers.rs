@@ -150,7 +150,14 @@ async fn server_everything_resource_subscriptions_c33() {
     let uri = c.list_resources(&none()).await.unwrap()[0].uri.clone();
 
     let drive = async {
-        tokio::time::sleep(std::time::Duration::from_millis(300)).await; // the GET stream opens first
+        // The GET stream that carries the update opens first.
+        support::until("the GET stream to open", || {
+            trace.borrow().iter().any(|e| {
+                matches!(&e.kind, TraceKind::HttpResponse { status: 200, headers, .. }
+                if headers.get("content-type").is_some_and(|t| t.starts_with("text/event-stream")))
+            })
+        })
+        .await;
         c.subscribe(&uri).await.unwrap();
         assert_eq!(c.subscriptions(), vec![uri.clone()]);
         c.call_tool("toggle-subscriber-updates", json!({}), &none()).await.unwrap();

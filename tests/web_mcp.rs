@@ -73,6 +73,9 @@ async fn a_server_without_cors_is_a_network_error_that_says_cors() {
     let err = client(fixture!("LOOPSCOPE_PYTHON_NOCORS_URL")).connect().await.unwrap_err();
     assert_eq!(err.layer(), Layer::Network, "{err}");
     assert!(err.to_string().contains("Failed to fetch"), "{err}");
+    // The test runner's page is cross-origin isolated (COEP), where an opaque probe cannot tell
+    // "down" from "CORS": the hint then names both. The e2e tests check each on a real page.
+    assert!(loopscope::web::platform::cross_origin_isolated());
     assert!(err.hint().unwrap().contains("CORS"));
 }
 

@@ -113,6 +113,14 @@ impl NetworkError {
 #[allow(async_fn_in_trait)] // single-threaded by design: no Send bounds wanted
 pub trait Platform {
     async fn send(&self, request: HttpRequest) -> Result<HttpResponse, NetworkError>;
+    /// Whether anything answers at `url` at all, CORS aside; `None` when it cannot tell. A
+    /// browser finds out with an opaque `no-cors` request, which succeeds whenever something
+    /// answers and fails when nothing does; elsewhere any HTTP answer counts. Tells "server
+    /// down" from "CORS" after a failure.
+    async fn answers(&self, url: &str) -> Option<bool> {
+        let probe = HttpRequest { method: Method::Get, url: url.to_owned(), headers: Headers::new(), body: None };
+        Some(self.send(probe).await.is_ok())
+    }
     /// Milliseconds since the Unix epoch, with sub-millisecond precision where available.
     fn now_ms(&self) -> f64;
     async fn sleep(&self, ms: u64);
@@ -124,6 +132,9 @@ pub trait Platform {
 impl<P: Platform> Platform for std::rc::Rc<P> {
     async fn send(&self, request: HttpRequest) -> Result<HttpResponse, NetworkError> {
         (**self).send(request).await
+    }
+    async fn answers(&self, url: &str) -> Option<bool> {
+        (**self).answers(url).await
     }
     fn now_ms(&self) -> f64 {
         (**self).now_ms()

@@ -31,6 +31,11 @@ fn describe(e: JsValue) -> NetworkError {
     NetworkError::new(format!("fetch failed ({text})"))
 }
 
+/// `window.crossOriginIsolated` (not in web-sys's stable API).
+pub fn cross_origin_isolated() -> bool {
+    js_sys::Reflect::get(&window(), &"crossOriginIsolated".into()).ok().and_then(|v| v.as_bool()).unwrap_or(false)
+}
+
 fn window() -> web_sys::Window {
     web_sys::window().expect("a browser window")
 }
@@ -87,6 +92,19 @@ impl Platform for Browser {
             }
         };
         Ok(HttpResponse { status, headers: out, body })
+    }
+
+    async fn answers(&self, url: &str) -> Option<bool> {
+        // A cross-origin isolated page (COEP) gets a network error for every opaque response
+        // without a Cross-Origin-Resource-Policy header: there the probe cannot tell.
+        if cross_origin_isolated() {
+            return None;
+        }
+        // An opaque response hides everything but that it came: no CORS needed to find out.
+        let init = RequestInit::new();
+        init.set_method("GET");
+        init.set_mode(RequestMode::NoCors);
+        Some(JsFuture::from(window().fetch_with_str_and_init(url, &init)).await.is_ok())
     }
 
     fn now_ms(&self) -> f64 {

@@ -45,15 +45,32 @@ pub fn layer_class(layer: Layer) -> &'static str {
     }
 }
 
-/// A failure: which layer, what happened, what to do.
+/// A hint's first sentence, and the rest (for a disclosure), so a narrow card leads with one
+/// line instead of a wall of text.
+fn lead(hint: &str) -> (&str, &str) {
+    match hint.find(". ") {
+        Some(i) if i + 2 < hint.len() => (&hint[..=i], hint[i + 2..].trim()),
+        _ => (hint, ""),
+    }
+}
+
+/// A failure: which layer, what happened, what to do (its first sentence; the rest one click away).
 #[component]
 pub fn FailureBox(failure: Failure) -> impl IntoView {
     let Failure { layer, message, hint } = failure;
+    let hint = hint.map(|h| {
+        let (first, rest) = lead(&h);
+        let rest = (!rest.is_empty()).then(|| rest.to_owned());
+        view! {
+            <p class="failure-hint">{first.to_owned()}</p>
+            {rest.map(|r| view! { <details class="failure-more"><summary>"What to check"</summary><p>{r}</p></details> })}
+        }
+    });
     view! {
         <div class="failure" role="alert">
             <span class=layer_class(layer)>{format!("{} layer", layer.label())}</span>
             <p class="failure-message">{message}</p>
-            {hint.map(|h| view! { <p class="failure-hint">{h}</p> })}
+            {hint}
         </div>
     }
 }

@@ -11,7 +11,8 @@
 //! - `{"summarize": {}}`: a text reply that quotes every tool_result of the last user message.
 //! - `{"max_tokens_mid_tool_use": {"text"?: "…", "name": "…", "partial": "{\"te"}}`
 //! - `{"error": {"status": 429, "type": "rate_limit_error", "message": "…", "headers": {"retry-after": "1"}}}`
-//! - `{"stream_error": {"text": "partial", "type": "overloaded_error", "message": "Overloaded"}}`
+//! - `{"stream_error": {"text": "partial", "tool_use"?: {"name", "partial"}, "type": "overloaded_error", "message": "Overloaded"}}`
+//!   (with `tool_use`, the error comes while Claude is writing that call)
 //!
 //! With no step left it answers "(fake Claude: nothing scripted)".
 
@@ -456,6 +457,10 @@ fn play(step: &Value, request: &Value, request_id: &str, n: u64, usage: Usage) -
     let mut stop_details = Value::Null;
     if let Some(s) = step.get("stream_error") {
         w.text(s["text"].as_str().unwrap_or("Partial answer"));
+        if let Some(t) = s.get("tool_use") {
+            let id = format!("toolu_fake_{n:04}_{}", w.index);
+            w.tool_use(&id, &t["name"], t["partial"].as_str().unwrap_or("{"), false);
+        }
         let kind = s["type"].as_str().unwrap_or("overloaded_error");
         w.push("error", json!({ "type": "error", "error": { "type": kind, "message": s["message"].as_str().unwrap_or("Overloaded") } }));
         return with_request_id(sse(w.chunks), request_id);

@@ -407,7 +407,7 @@ fn server_requests(inner: Arc<Inner>, scenario: String, id: Value) -> Response<B
     let asks = [
         json!({ "jsonrpc": "2.0", "id": "srv-ping", "method": "ping" }),
         json!({ "jsonrpc": "2.0", "id": "srv-roots", "method": "roots/list" }),
-        json!({ "jsonrpc": "2.0", "id": "srv-elicit", "method": "elicitation/create", "params": { "message": "What is your name?", "requestedSchema": { "type": "object", "properties": { "name": { "type": "string" } }, "required": ["name"] } } }),
+        json!({ "jsonrpc": "2.0", "id": "srv-elicit", "method": "elicitation/create", "params": { "message": "What is your name?", "requestedSchema": { "type": "object", "properties": { "name": { "type": "string" }, "greeting": { "type": "string", "default": "hello" } }, "required": ["name"] } } }),
     ];
     let (tx, rx) = futures::channel::mpsc::unbounded::<Result<Bytes, std::io::Error>>();
     tokio::spawn(async move {

@@ -50,7 +50,7 @@ test("no key and no server: the demo server shows each layer and the model corre
 
   // The timeline draws the real JSON-RPC exchange with the server in the page, badge per layer.
   await expect(page.locator(".tl-lanes")).toContainText("MCP: demo");
-  await expect(await timelineRow(page, /MCP: demo to Loopscope \(client\): error #\d+.*-32602 Invalid params/)).toBeVisible();
+  await expect(await timelineRow(page, /MCP: demo to Loopscope: error #\d+.*-32602 Invalid params/)).toBeVisible();
   await expect(await timelineRow(page, /tools\/call #\d+.*HTTP 504/)).toBeVisible();
   await snap(page, "demo-server-layers");
   // Badges, tool states and the chat read well in both themes.

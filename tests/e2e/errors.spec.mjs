@@ -8,7 +8,8 @@ test("a server without CORS headers is explained as such", async ({ page }) => {
   await openApp(page);
   const card = await addServer(page, URLS.pythonNoCors, "nocors", "failed");
   await expect(card.getByText("network layer")).toBeVisible();
-  await expect(card.getByText(/most likely CORS/)).toBeVisible();
+  await expect(card.getByText(/will not let this page read the answer: CORS/)).toBeVisible();
+  await card.getByText("What to check").click();
   await expect(card.getByText(/Access-Control-Expose-Headers: Mcp-Session-Id/)).toBeVisible();
   await snap(page, "server-cors-failure");
 });
@@ -51,24 +52,24 @@ test("HTTP 500, JSON-RPC error, isError and a network failure in one turn", asyn
   await snap(page, "errors-chat");
 
   // The timeline badges each layer.
-  await timelineRow(page, /MCP: h500 to Loopscope \(client\): HTTP 500/);
-  await timelineRow(page, /MCP: rpc to Loopscope \(client\): error #\d+.*-32602 Invalid params/);
-  await timelineRow(page, /MCP: notes to Loopscope \(client\): result #\d+.*isError/);
-  await timelineRow(page, /MCP: corsdrop to Loopscope \(client\): ✕ no HTTP answer/);
+  await timelineRow(page, /MCP: h500 to Loopscope: HTTP 500/);
+  await timelineRow(page, /MCP: rpc to Loopscope: error #\d+.*-32602 Invalid params/);
+  await timelineRow(page, /MCP: notes to Loopscope: result #\d+.*isError/);
+  await timelineRow(page, /MCP: corsdrop to Loopscope: ✕ no HTTP answer/);
   await snap(page, "errors-timeline");
   // Every layer's badge and the failure boxes read well, light and dark.
   expect(await lowContrast(page), "light").toEqual([]);
   await page.getByRole("button", { name: "Switch to dark theme" }).click();
   expect(await lowContrast(page), "dark").toEqual([]);
   await page.getByRole("button", { name: "Switch to light theme" }).click();
-  await openRow(page, /MCP: corsdrop to Loopscope \(client\): ✕ no HTTP answer/);
+  await openRow(page, /MCP: corsdrop to Loopscope: ✕ no HTTP answer/);
   const detail = page.getByRole("dialog");
   await expect(detail.getByRole("heading", { name: "Layers crossed" })).toBeVisible();
   await expect(detail.getByText(/no HTTP answer \(network or CORS\)/).first()).toBeVisible();
   await expect(detail.locator(".layers li.failed")).toHaveCount(3);
   await snap(page, "errors-detail-network");
   await page.keyboard.press("Escape");
-  await openRow(page, /Loopscope \(client\) to Claude API: tool_result h500_echo/);
+  await openRow(page, /Loopscope to Claude API: tool_result h500_echo/);
   await expect(page.getByRole("dialog").locator(".layers")).toContainText("HTTP 500");
   console.expectNone();
 });

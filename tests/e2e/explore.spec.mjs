@@ -45,7 +45,7 @@ test("resources, templates and prompts are read and filled by hand", async ({ pa
   await card.getByRole("tab", { name: "Resources" }).click();
   await card.getByRole("button", { name: "Read notes://index" }).click();
   const contents = card.getByLabel("Resource contents");
-  await expect(contents).toContainText("notes://index");
+  await expect(card.getByText(/^Contents of/)).toContainText("notes://index");
   await expect(contents).toContainText("jsonrpc");
 
   const template = card.getByRole("form", { name: "Fill template notes://{note_id}" });
@@ -121,7 +121,7 @@ test("a traced request replays from a terminal: the detail pane's curl command g
   await form.getByRole("button", { name: "Call tool" }).click();
   await expect(card.getByRole("status").filter({ hasText: "JSON-RPC 2.0 is a strict contract" })).toBeVisible();
 
-  await openRow(page, /Loopscope \(client\) to MCP: notes: tools\/call #\d+/);
+  await openRow(page, /Loopscope to MCP: notes: tools\/call #\d+/);
   const detail = page.getByRole("dialog").first();
   await detail.getByText("Replay it with curl").first().click();
   const command = await detail.getByLabel("The request as a curl command").first().innerText();

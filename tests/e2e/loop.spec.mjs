@@ -52,7 +52,7 @@ test("one turn across server-everything, the Python SDK server and a local funct
   }
   await expect(page.locator(".tl-lanes")).toContainText("MCP: everything");
   await expect(page.locator(".tl-lanes")).toContainText("MCP: notes");
-  await openRow(page, /Loopscope \(client\) to MCP: notes: tools\/call #\d+/);
+  await openRow(page, /Loopscope to MCP: notes: tools\/call #\d+/);
   const detail = page.getByRole("dialog", { name: /tools\/call/ });
   await expect(detail.getByRole("heading", { name: "Layers crossed" })).toBeVisible();
   await expect(detail.getByText("What Claude sees").first()).toBeVisible();
@@ -62,7 +62,7 @@ test("one turn across server-everything, the Python SDK server and a local funct
   await page.keyboard.press("Escape");
   await expect(detail).toBeHidden();
 
-  await openRow(page, /Loopscope \(client\) to Claude API: POST \/v1\/messages/);
+  await openRow(page, /Loopscope to Claude API: POST \/v1\/messages/);
   const request = page.getByRole("dialog", { name: "POST /v1/messages" });
   await expect(request.getByLabel("What Claude sees")).toContainText('"name": "everything_echo"');
   await expect(request.getByLabel("What the client did")).toContainText("everything_echo → echo on MCP server \"everything\"");

@@ -2,7 +2,7 @@
 // description, a tool result and the model's own answer must not run. And the key stays put.
 import { test, expect } from "@playwright/test";
 import { URLS } from "./fixtures.mjs";
-import { addServer, ask, openApp, reply, script, snap, toolUse, useFakeClaude } from "./support.mjs";
+import { addServer, ask, frames, openApp, reply, script, snap, toolUse, useFakeClaude } from "./support.mjs";
 
 const PAYLOAD = `<img src=x onerror="window.__xss='model'"> <script>window.__xss='model-script'</script> <a href="javascript:window.__xss='model-link'">click</a>`;
 
@@ -20,7 +20,8 @@ test("script payloads from servers, tools and the model are shown as text", asyn
   await expect(card.getByText(/<script>window.__xss='script'<\/script>/).first()).toBeVisible();
   await expect(card.getByText(/<img src=x onerror=/).first()).toBeVisible();
   await snap(page, "xss-as-text");
-  await page.waitForTimeout(300);
+  // Everything shown has been drawn (and any handler would have run) by the next frames.
+  await frames(page, 3);
   expect(await page.evaluate(() => window.__xss)).toBeUndefined();
   expect(await page.locator("img[src=x]").count()).toBe(0);
   expect(await page.locator("a[href^='javascript:']").count()).toBe(0);

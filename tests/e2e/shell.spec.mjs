@@ -49,8 +49,12 @@ test("keyboard: skip link and theme toggle", async ({ page }) => {
   await page.emulateMedia({ colorScheme: "light" });
   await openApp(page);
   await page.keyboard.press("Tab");
-  const skip = page.getByRole("link", { name: "Skip to timeline" });
+  const skip = page.getByRole("link", { name: "Skip to the message box" });
   await expect(skip).toBeFocused();
+  for (const name of ["Skip to the timeline", "Skip to adding a server"]) {
+    await page.keyboard.press("Tab");
+    await expect(page.getByRole("link", { name })).toBeFocused();
+  }
   await page.keyboard.press("Tab");
   const toggle = page.getByRole("button", { name: "Switch to dark theme" });
   await expect(toggle).toBeFocused();

@@ -84,6 +84,17 @@ export async function openRow(page, name) {
   }).toPass({ timeout: 20_000 });
 }
 
+/** Waits until the page has drawn `n` more animation frames (what the timeline redraws on). */
+export async function frames(page, n = 2) {
+  await page.evaluate(
+    (n) => new Promise((done) => {
+      const next = (left) => (left === 0 ? done() : requestAnimationFrame(() => next(left - 1)));
+      next(n);
+    }),
+    n,
+  );
+}
+
 /**
  * Finds a timeline row by accessible name, scrolling the virtualised list (bounded) until it
  * is rendered.
@@ -93,7 +104,7 @@ export async function timelineRow(page, name) {
   const row = list.getByRole("option", { name }).first();
   await list.evaluate((el) => (el.scrollTop = 0));
   // Rows are drawn on the next animation frame: look before scrolling on.
-  await page.waitForTimeout(100);
+  await frames(page);
   for (let i = 0; i < 60; i++) {
     if (await row.isVisible()) return row;
     const done = await list.evaluate((el) => {
@@ -101,7 +112,7 @@ export async function timelineRow(page, name) {
       el.scrollTop += el.clientHeight * 0.8;
       return el.scrollTop === before;
     });
-    await page.waitForTimeout(50);
+    await frames(page);
     if (done && !(await row.isVisible())) break;
   }
   await expect(row).toBeVisible();

@@ -46,10 +46,29 @@ pub struct Excluded {
     pub reason: String,
 }
 
+/// A server phase 1 could not list: all of its tools are left out of this turn.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unavailable {
+    pub server_id: String,
+    pub label: String,
+    pub failure: crate::engine::layer::Failure,
+}
+
+impl Unavailable {
+    /// The chat's line about it.
+    pub fn explain(&self) -> String {
+        format!(
+            "The tools of \"{}\" are left out of this turn: tools/list failed ({} layer): {}",
+            self.label, self.failure.layer, self.failure.message
+        )
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Catalog {
     pub entries: Vec<Entry>,
     pub excluded: Vec<Excluded>,
+    pub unavailable: Vec<Unavailable>,
 }
 
 /// One connected server's tools, as phase 1 gathered them.

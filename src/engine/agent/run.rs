@@ -84,13 +84,17 @@ impl<P: Platform> Agent<P> {
         self.phase(1, iteration, emit);
         let opts = RequestOptions::default();
         let lists: Vec<Result<ToolList, McpError>> = join_all(servers.iter().map(|s| s.client.list_tools(&opts))).await;
-        let mut failed = Vec::new();
+        let mut unavailable = Vec::new();
         let mut ok = Vec::new();
         for (s, list) in servers.iter().zip(lists) {
             s.stale.set(false);
             match list {
                 Ok(l) => ok.push((s, l)),
-                Err(e) => failed.push((s.label.clone(), format!("tools/list failed ({} layer): {e}", e.layer()))),
+                Err(e) => unavailable.push(super::catalog::Unavailable {
+                    server_id: s.client.config().id.clone(),
+                    label: s.label.clone(),
+                    failure: e.to_failure(),
+                }),
             }
         }
         let views: Vec<ServerTools<'_>> = ok
@@ -98,12 +102,7 @@ impl<P: Platform> Agent<P> {
             .map(|(s, l)| ServerTools { server_id: &s.client.config().id, label: &s.label, list: l })
             .collect();
         let mut catalog = Catalog::build(&self.local, &views);
-        for (label, why) in failed {
-            catalog.excluded.push(super::catalog::Excluded {
-                origin: super::catalog::Origin::Server { server_id: String::new(), label, tool: "(all tools)".into() },
-                reason: why,
-            });
-        }
+        catalog.unavailable = unavailable;
         self.tracer.emit(
             Peer::Client,
             TraceKind::ToolsAggregated {
@@ -116,7 +115,15 @@ impl<P: Platform> Agent<P> {
                         notes: e.notes.clone(),
                     })
                     .collect(),
-                excluded: catalog.excluded.iter().map(|x| (x.origin.describe(), x.reason.clone())).collect(),
+                excluded: catalog
+                    .unavailable
+                    .iter()
+                    .map(|u| {
+                        let why = format!("tools/list failed ({} layer): {}", u.failure.layer, u.failure.message);
+                        (format!("every tool of MCP server \"{}\"", u.label), why)
+                    })
+                    .chain(catalog.excluded.iter().map(|x| (x.origin.describe(), x.reason.clone())))
+                    .collect(),
             },
         );
         emit(AgentEvent::Catalog(catalog.clone()));

@@ -74,6 +74,10 @@ pub fn stream_events(reply: &Reply, model: &str, id: u64, input_tokens: usize) -
 }
 
 impl<P: Platform + Clone + 'static> Platform for Demo<P> {
+    async fn answers(&self, url: &str) -> Option<bool> {
+        if url.starts_with("demo://") { Some(true) } else { self.inner.answers(url).await }
+    }
+
     async fn send(&self, request: HttpRequest) -> Result<HttpResponse, NetworkError> {
         if !request.url.starts_with("demo://") {
             return self.inner.send(request).await;

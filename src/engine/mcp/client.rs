@@ -12,7 +12,7 @@ use std::rc::Rc;
 use super::error::ProtocolError;
 use super::handlers::{Handlers, ListKind, ServerNotification};
 use super::transport::{GetReply, PostReply};
-use super::{ListenEnd, McpError, ProgressCallback, RequestOptions, ServerConfig};
+use super::{Connection, ListenEnd, McpError, ProgressCallback, RequestOptions, ServerConfig};
 use crate::engine::cancel::CancelToken;
 use crate::engine::deadline::Deadline;
 use crate::engine::platform::{Body, Headers, Platform};
@@ -20,8 +20,8 @@ use crate::engine::sse::SseParser;
 use crate::engine::trace::{Direction, Peer, TraceKind, Tracer};
 use crate::protocol::jsonrpc::{ErrorCode, ErrorObject, Message, RequestId};
 use crate::protocol::mcp::{
-    Implementation, InitializeParams, InitializeResult, LoggingMessageParams, MODERN_VERSION, ProgressParams,
-    SUPPORTED_VERSIONS, method,
+    ElicitAction, Implementation, InitializeParams, InitializeResult, LoggingMessageParams, MODERN_VERSION,
+    ProgressParams, SUPPORTED_VERSIONS, method,
 };
 
 /// Resume attempts for a broken POST stream, and consecutive failures tolerated on the GET
@@ -58,6 +58,7 @@ pub struct McpClient<P: Platform> {
     reinit: futures::lock::Mutex<()>,
     /// Resource URIs subscribed to in this session (C-33), ended on disconnect.
     pub(super) subscriptions: RefCell<std::collections::BTreeSet<String>>,
+    state: RefCell<Connection>,
 }
 
 impl<P: Platform> McpClient<P> {
@@ -76,6 +77,22 @@ impl<P: Platform> McpClient<P> {
             watches: RefCell::new(HashMap::new()),
             reinit: futures::lock::Mutex::new(()),
             subscriptions: RefCell::default(),
+            state: RefCell::new(Connection::Disconnected),
+        }
+    }
+
+    /// Where the connection stands.
+    pub fn state(&self) -> Connection {
+        self.state.borrow().clone()
+    }
+
+    fn set_state(&self, state: Connection) {
+        if *self.state.borrow() == state {
+            return;
+        }
+        *self.state.borrow_mut() = state.clone();
+        if let Some(on_state) = &self.handlers.on_state {
+            on_state(&self.config.id, &state);
         }
     }
 
@@ -102,6 +119,16 @@ impl<P: Platform> McpClient<P> {
 
     /// Runs the `initialize` handshake (C-15…C-17) and returns what the server said.
     pub async fn connect(&self) -> Result<InitializeResult, McpError> {
+        self.set_state(Connection::Connecting);
+        let result = self.handshake().await;
+        self.set_state(match &result {
+            Ok(_) => Connection::Connected,
+            Err(e) => Connection::Failed(e.to_failure()),
+        });
+        result
+    }
+
+    async fn handshake(&self) -> Result<InitializeResult, McpError> {
         {
             let mut s = self.session.borrow_mut();
             s.id = None;
@@ -200,6 +227,7 @@ impl<P: Platform> McpClient<P> {
         let result = if self.is_connected() { self.delete_session().await } else { Ok(()) };
         let generation = self.session.borrow().generation;
         *self.session.borrow_mut() = Session { generation, ..Session::default() };
+        self.set_state(Connection::Disconnected);
         result
     }
 
@@ -271,6 +299,16 @@ impl<P: Platform> McpClient<P> {
             }
         };
         self.watches.borrow_mut().remove(&token_key);
+        // What the wire said about the connection: no answer at all, or an answer again.
+        match &outcome {
+            Err(e @ McpError::Network { .. }) if *self.state.borrow() == Connection::Connected => {
+                self.set_state(Connection::Unreachable(e.to_failure()))
+            }
+            Ok(_) if matches!(*self.state.borrow(), Connection::Unreachable(_)) => {
+                self.set_state(Connection::Connected)
+            }
+            _ => {}
+        }
 
         // C-21: tell the server we gave up, except on initialize, which cannot be cancelled.
         if matches!(outcome, Err(McpError::Cancelled | McpError::Timeout { .. })) && method != method::INITIALIZE {
@@ -329,9 +367,15 @@ impl<P: Platform> McpClient<P> {
             self.tracer
                 .note(self.peer(), format!("The new session has no resource subscriptions: subscribe again to {uris}"));
         }
-        // Boxed: connect → request → reinitialize → connect is a cycle the compiler cannot size.
-        let connect: futures::future::LocalBoxFuture<'_, _> = Box::pin(self.connect());
-        connect.await.map(|_| ())
+        self.set_state(Connection::Reconnecting);
+        // Boxed: handshake → request → reinitialize → handshake is a cycle the compiler cannot size.
+        let handshake: futures::future::LocalBoxFuture<'_, _> = Box::pin(self.handshake());
+        let result = handshake.await.map(|_| ());
+        self.set_state(match &result {
+            Ok(()) => Connection::Connected,
+            Err(e) => Connection::SessionLost(e.to_failure()),
+        });
+        result
     }
 
     async fn post_and_wait(
@@ -410,7 +454,10 @@ impl<P: Platform> McpClient<P> {
             }
             parser.finish();
             let gave_up = |broke: Option<String>| match broke {
-                Some(message) => McpError::Network { message: format!("the response stream broke off: {message}") },
+                Some(message) => McpError::Network {
+                    message: format!("the response stream broke off: {message}"),
+                    reach: super::error::Reach::Unknown,
+                },
                 None => McpError::Protocol(ProtocolError::StreamEnded { resumed }),
             };
             // A drop is not a cancellation (C-06): resume if the server gave us an event id.
@@ -463,6 +510,9 @@ impl<P: Platform> McpClient<P> {
             match self.open_get(last_id.as_deref()).await {
                 Ok(GetReply::NotOffered { status }) => return ListenEnd::NotOffered { status },
                 Ok(GetReply::Stream { exchange, mut body }) => {
+                    if matches!(*self.state.borrow(), Connection::Unreachable(_)) {
+                        self.set_state(Connection::Connected);
+                    }
                     let started = self.platform.now_ms();
                     let mut delivered = false;
                     while let Some(chunk) = body.next().await {
@@ -487,6 +537,10 @@ impl<P: Platform> McpClient<P> {
                     }
                 }
                 Err(e) => {
+                    // The server's own stream cannot be reopened: the first sign a server stopped.
+                    if matches!(e, McpError::Network { .. }) && *self.state.borrow() == Connection::Connected {
+                        self.set_state(Connection::Unreachable(e.to_failure()));
+                    }
                     failures += 1;
                     if failures >= MAX_LISTEN_FAILURES {
                         return ListenEnd::Failed(e);
@@ -565,7 +619,12 @@ impl<P: Platform> McpClient<P> {
                         ),
                     ));
                 }
-                let result = handler.elicit(&self.config.id, p).await?;
+                let schema = p.requested_schema.clone();
+                let mut result = handler.elicit(&self.config.id, p).await?;
+                // SEP-1034: what an accepted answer leaves out takes the schema's default.
+                if let (ElicitAction::Accept, Some(schema)) = (result.action, &schema) {
+                    crate::engine::form::apply_defaults(schema, result.content.get_or_insert_with(Map::new));
+                }
                 Ok(serde_json::to_value(result).expect("serialisable"))
             }
             _ => Err(ErrorObject::new(

@@ -57,10 +57,13 @@ pub trait ElicitationHandler {
 
 /// Receives (server id, notification).
 pub type NotifyFn = Rc<dyn Fn(&str, ServerNotification)>;
+/// Receives (server id, the connection's new state) whenever it changes.
+pub type StateFn = Rc<dyn Fn(&str, &super::Connection)>;
 
 #[derive(Clone, Default)]
 pub struct Handlers {
     pub notify: Option<NotifyFn>,
+    pub on_state: Option<StateFn>,
     pub sampling: Option<Rc<dyn SamplingHandler>>,
     pub elicitation: Option<Rc<dyn ElicitationHandler>>,
 }

@@ -3,6 +3,7 @@
 
 mod api;
 mod client;
+mod connection;
 mod error;
 mod handlers;
 mod reach;
@@ -10,8 +11,9 @@ mod transport;
 
 pub use api::ToolList;
 pub use client::McpClient;
-pub use error::{McpError, ProtocolError};
-pub use handlers::{ElicitationHandler, Handlers, ListKind, SamplingHandler, ServerNotification};
+pub use connection::Connection;
+pub use error::{CORS_NEEDS, McpError, ProtocolError, Reach};
+pub use handlers::{ElicitationHandler, Handlers, ListKind, SamplingHandler, ServerNotification, StateFn};
 pub use reach::local_network_hint;
 
 use std::rc::Rc;
@@ -58,6 +60,17 @@ impl Default for Timeouts {
     }
 }
 
+/// A server's name on the page, the same on its card, its timeline lane and in the chat: its
+/// label, else its URL without the scheme ("127.0.0.1:3001/mcp").
+pub fn display_name(label: &str, url: &str) -> String {
+    let label = label.trim();
+    if !label.is_empty() {
+        return label.to_owned();
+    }
+    let bare = url.split_once("://").map_or(url, |(_, rest)| rest);
+    bare.trim_end_matches('/').to_owned()
+}
+
 /// A progress notification in words: "progress 2 of 5: step 2 of 5".
 pub fn describe_progress(progress: f64, total: Option<f64>, message: Option<&str>) -> String {
     let of = total.map(|t| format!(" of {}", shortest(t))).unwrap_or_default();
@@ -97,4 +110,16 @@ pub enum ListenEnd {
     Cancelled,
     /// It kept failing; the last error.
     Failed(McpError),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::display_name;
+
+    #[test]
+    fn a_server_without_a_label_is_named_by_its_address() {
+        assert_eq!(display_name("notes", "http://127.0.0.1:8000/mcp"), "notes");
+        assert_eq!(display_name(" ", "http://127.0.0.1:8000/mcp/"), "127.0.0.1:8000/mcp");
+        assert_eq!(display_name("", "demo://notebook/mcp"), "notebook/mcp");
+    }
 }

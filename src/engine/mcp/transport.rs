@@ -7,7 +7,7 @@ use futures::StreamExt;
 
 use super::McpError;
 use super::client::McpClient;
-use super::error::ProtocolError;
+use super::error::{ProtocolError, Reach};
 use crate::engine::platform::{Body, Headers, HttpRequest, HttpResponse, Method, Platform};
 use crate::engine::trace::{Direction, RequestBody, TraceKind};
 use crate::protocol::jsonrpc::Message;
@@ -104,9 +104,27 @@ impl<P: Platform> McpClient<P> {
             Err(e) => {
                 let elapsed_ms = self.platform.now_ms() - started;
                 self.tracer.emit(self.peer(), TraceKind::HttpFailed { exchange, error: e.message.clone(), elapsed_ms });
-                Err(McpError::Network { message: e.message })
+                let reach = self.reach().await;
+                Err(McpError::Network { message: e.message, reach })
             }
         }
+    }
+
+    /// After a request got no HTTP answer: does anything answer at the address at all?
+    async fn reach(&self) -> Reach {
+        let (reach, note) = match self.platform.answers(&self.config.url).await {
+            Some(true) => (
+                Reach::Answers,
+                "Something answers at this address (an opaque no-cors request got through), so the page may not read it: CORS",
+            ),
+            Some(false) => (
+                Reach::Nothing,
+                "Nothing answers at this address (even an opaque no-cors request failed): the server is down or the URL is wrong",
+            ),
+            None => return Reach::Unknown,
+        };
+        self.tracer.note(self.peer(), note);
+        reach
     }
 
     async fn read_body(&self, exchange: u64, mut body: Body, started: f64) -> Result<String, McpError> {
@@ -118,7 +136,10 @@ impl<P: Platform> McpClient<P> {
                     let elapsed_ms = self.platform.now_ms() - started;
                     self.tracer
                         .emit(self.peer(), TraceKind::HttpFailed { exchange, error: e.message.clone(), elapsed_ms });
-                    return Err(McpError::Network { message: format!("the body broke off: {}", e.message) });
+                    return Err(McpError::Network {
+                        message: format!("the body broke off: {}", e.message),
+                        reach: Reach::Unknown,
+                    });
                 }
             }
         }

@@ -1,10 +1,14 @@
-//! One server: status, what it said about itself, and tabs to explore it.
+//! One server: its connection as the engine knows it, what it said about itself, and tabs to
+//! explore it. A server whose saved headers were not remembered asks for them before it
+//! connects, instead of connecting without them.
 
 use leptos::prelude::*;
 
 use super::explore::{LogTab, PromptsTab, ResourcesTab};
+use super::parse_headers;
 use super::tools::{LocalTools, ToolsTab};
-use crate::web::state::{Status, use_services};
+use crate::engine::mcp::Connection;
+use crate::web::state::{ServerEntry, use_services};
 use crate::web::widgets::{Disclosure, FailureBox};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -15,46 +19,110 @@ enum Tab {
     Log,
 }
 
+/// The status dot's class.
+fn dot_class(c: &Connection) -> &'static str {
+    match c {
+        Connection::Connected => "dot connected",
+        Connection::Connecting | Connection::Reconnecting => "dot connecting",
+        Connection::Unreachable(_) | Connection::SessionLost(_) | Connection::Failed(_) => "dot failed",
+        Connection::Disconnected => "dot disconnected",
+    }
+}
+
+/// The headers a reloaded server was saved with, to enter again (their values were not kept).
 #[component]
-pub fn ServerCard(id: String) -> impl IntoView {
+fn HeadersAgain(entry: ServerEntry) -> impl IntoView {
     let svc = use_services();
-    let view_id = id.clone();
-    let server = Memo::new(move |_| svc.servers.list.with(|l| l.iter().find(|s| s.id == view_id).cloned()));
+    let names = entry.data.with_untracked(|d| d.header_names.clone());
+    let text = RwSignal::new(names.iter().map(|n| format!("{n}: ")).collect::<Vec<_>>().join("\n"));
+    let remember = RwSignal::new(false);
+    let error = RwSignal::new(None::<String>);
+    let id = entry.id.clone();
+    let field = format!("server-{id}-headers-again");
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        match parse_headers(&text.get_untracked()) {
+            Ok(h) if h.iter().any(|(_, v)| v.is_empty()) => {
+                error.set(Some("Give every header a value (or remove its line).".into()))
+            }
+            Ok(h) => {
+                error.set(None);
+                entry.update(|d| d.remember_headers = remember.get_untracked() && !h.is_empty());
+                svc.connect(id.clone(), h);
+            }
+            Err(e) => error.set(Some(e)),
+        }
+    };
+    view! {
+        <form class="headers-again" on:submit=submit aria-label="Enter this server's headers again">
+            <p class="warn" role="status">{format!(
+                "This server was added with {} ({}), whose values were not saved. Enter them again to connect; \
+                 connecting without them would fail or act as someone else.",
+                if names.len() == 1 { "a header" } else { "headers" },
+                names.join(", ")
+            )}</p>
+            <label for=field.clone()>"Headers, one per line"</label>
+            <textarea id=field rows="2" spellcheck="false" prop:value=move || text.get()
+                on:input=move |ev| text.set(event_target_value(&ev))></textarea>
+            <label class="check">
+                <input type="checkbox" prop:checked=move || remember.get() on:change=move |ev| remember.set(event_target_checked(&ev))/>
+                "Remember these headers on this device"
+            </label>
+            <Show when=move || remember.get()>
+                <p class="warn">"Stored unencrypted in this browser's localStorage: anyone with this profile can read them."</p>
+            </Show>
+            {move || error.get().map(|e| view! { <p class="form-error" role="alert">{e}</p> })}
+            <button type="submit" class="primary">"Connect with these headers"</button>
+        </form>
+    }
+}
+
+#[component]
+pub fn ServerCard(entry: ServerEntry) -> impl IntoView {
+    let svc = use_services();
     let tab = RwSignal::new(Tab::Tools);
     let open = RwSignal::new(true);
-    let sid = StoredValue::new(id.clone());
-    let status_text = move || match server.get().map(|s| s.status) {
-        Some(Status::Connecting) => "connecting…",
-        Some(Status::Connected) => "connected",
-        Some(Status::Failed(_)) => "failed",
-        _ => "disconnected",
-    };
-    let connected = move || server.with(|s| s.as_ref().is_some_and(|s| s.status == Status::Connected));
-    let (title_id, labelled_by) = (format!("server-{id}-title"), format!("server-{id}-title"));
+    let sid = StoredValue::new(entry.id.clone());
+    let state = entry.state;
+    let status_text = move || state.with(Connection::label);
+    let data = entry.data;
+    let usable = move || state.with(Connection::in_turns) && data.with(|d| d.info.is_some());
+    let busy = move || state.with(|s| matches!(s, Connection::Connecting | Connection::Reconnecting));
+    let title_id = format!("server-{}-title", entry.id);
+    let labelled_by = title_id.clone();
+    let name_entry = entry.clone();
+    let missing = move || data.with(|d| d.headers_missing);
+    let again = entry.clone();
+    let tab_entry = StoredValue::new(entry.clone());
 
     view! {
         <article class="server-card" aria-labelledby=labelled_by>
             <header class="server-head">
-                <span class=move || format!("dot {}", status_text().trim_end_matches('…'))
-                    aria-hidden="true"></span>
-                <h3 id=title_id>{move || server.with(|s| s.as_ref().map(|s| if s.label.is_empty() { s.url.clone() } else { s.label.clone() }))}</h3>
-                <span class="status">{status_text}</span>
+                <span class=move || state.with(dot_class) aria-hidden="true"></span>
+                <h3 id=title_id>{move || name_entry.name()}</h3>
+                <span class="status" role="status">{status_text}</span>
                 <Disclosure open=open what="details"/>
             </header>
-            <p class="server-url">{move || server.with(|s| s.as_ref().map(|s| s.url.clone()))}</p>
-            {move || server.get().and_then(|s| match s.status {
-                Status::Failed(f) => Some(view! { <FailureBox failure=f/> }),
-                _ => None,
-            })}
+            <p class="server-url">{entry.url.clone()}</p>
+            <Show when=missing>
+                <HeadersAgain entry=again.clone()/>
+            </Show>
+            {move || state.with(|s| s.failure().cloned().map(|f| {
+                let advice = s.advice();
+                view! {
+                    <FailureBox failure=f/>
+                    {advice.map(|a| view! { <p class="hint">{a}</p> })}
+                }
+            }))}
             <Show when=move || open.get()>
-                {move || server.get().and_then(|s| s.info).map(|info| {
+                {move || data.with(|d| d.info.clone()).map(|info| {
                     let caps = info.capabilities.names().join(", ");
                     view! {
                         <dl class="server-info">
                             <dt>"Server"</dt><dd>{format!("{} {}", info.server_info.name, info.server_info.version)}</dd>
                             <dt>"Protocol"</dt><dd>{info.protocol_version.clone()}</dd>
                             <dt>"Capabilities"</dt><dd>{if caps.is_empty() { "none".to_owned() } else { caps }}</dd>
-                            <dt>"Server stream"</dt><dd>{move || server.with(|s| s.as_ref().and_then(|s| s.stream.clone()).unwrap_or_else(|| "—".into()))}</dd>
+                            <dt>"Server stream"</dt><dd>{move || data.with(|d| d.stream.clone()).unwrap_or_else(|| "—".into())}</dd>
                         </dl>
                         {info.instructions.clone().map(|text| view! {
                             <details class="instructions"><summary>"Instructions"</summary><p class="prose">{text}</p></details>
@@ -62,14 +130,26 @@ pub fn ServerCard(id: String) -> impl IntoView {
                     }
                 })}
                 <div class="card-actions">
-                    <Show when=connected fallback=move || view! {
-                        <button type="button" on:click=move |_| svc.connect(sid.get_value(), Vec::new())>"Connect"</button>
-                    }>
-                        <button type="button" on:click=move |_| svc.disconnect(sid.get_value())>"Disconnect"</button>
+                    // One button that does what the state calls for: disconnect a live connection,
+                    // or (re)connect with the headers this page load has.
+                    <Show when=move || !(missing() && state.with(|s| *s == Connection::Disconnected))>
+                        <button type="button" prop:disabled=busy on:click=move |_| {
+                            if state.with_untracked(|s| *s == Connection::Connected) {
+                                svc.disconnect(sid.get_value())
+                            } else {
+                                svc.reconnect(sid.get_value())
+                            }
+                        }>
+                            {move || match state.get() {
+                                Connection::Connected => "Disconnect",
+                                Connection::Disconnected => "Connect",
+                                _ => "Reconnect",
+                            }}
+                        </button>
                     </Show>
                     <button type="button" class="danger" on:click=move |_| svc.remove_server(sid.get_value())>"Remove"</button>
                 </div>
-                <Show when=connected>
+                <Show when=usable>
                     <div class="tabs" role="tablist" aria-label="Explore this server">
                         {[(Tab::Tools, "Tools"), (Tab::Resources, "Resources"), (Tab::Prompts, "Prompts"), (Tab::Log, "Log")]
                             .into_iter()
@@ -80,11 +160,14 @@ pub fn ServerCard(id: String) -> impl IntoView {
                             .collect_view()}
                     </div>
                     <div class="tab-panel" role="tabpanel">
-                        {move || match tab.get() {
-                            Tab::Tools => view! { <ToolsTab id=sid.get_value()/> }.into_any(),
-                            Tab::Resources => view! { <ResourcesTab id=sid.get_value()/> }.into_any(),
-                            Tab::Prompts => view! { <PromptsTab id=sid.get_value()/> }.into_any(),
-                            Tab::Log => view! { <LogTab id=sid.get_value()/> }.into_any(),
+                        {move || {
+                            let entry = tab_entry.get_value();
+                            match tab.get() {
+                                Tab::Tools => view! { <ToolsTab entry/> }.into_any(),
+                                Tab::Resources => view! { <ResourcesTab entry/> }.into_any(),
+                                Tab::Prompts => view! { <PromptsTab entry/> }.into_any(),
+                                Tab::Log => view! { <LogTab entry/> }.into_any(),
+                            }
                         }}
                     </div>
                 </Show>

@@ -6,73 +6,44 @@ use leptos::task::spawn_local;
 use serde_json::{Map, Value};
 
 use crate::engine::mcp::RequestOptions;
+use crate::engine::uri_template;
+use crate::protocol::mcp::ServerCapability;
 use crate::protocol::mcp::{ContentBlock, Prompt};
-use crate::web::state::use_services;
+use crate::web::state::{ServerEntry, use_services};
 use crate::web::widgets::{Code, FailureBox};
 
 pub(super) fn content_text(blocks: &[ContentBlock]) -> String {
     crate::engine::text::blocks_text(blocks.iter().map(|b| &b.0))
 }
 
-/// RFC 6570 level-1 expansion: `{name}` → the percent-encoded value.
-fn expand(template: &str, values: &Map<String, Value>) -> String {
-    let mut out = String::new();
-    let mut rest = template;
-    while let Some(start) = rest.find('{') {
-        out.push_str(&rest[..start]);
-        let Some(len) = rest[start..].find('}') else { break };
-        let name = rest[start + 1..start + len].trim_start_matches(['+', '#']);
-        let value = values.get(name).and_then(Value::as_str).unwrap_or("");
-        out.push_str(&js_sys::encode_uri_component(value).as_string().unwrap_or_default());
-        rest = &rest[start + len + 1..];
-    }
-    out.push_str(rest);
-    out
-}
-
-fn template_vars(template: &str) -> Vec<String> {
-    template
-        .split('{')
-        .skip(1)
-        .filter_map(|p| p.split('}').next())
-        .map(|v| v.trim_start_matches(['+', '#']).to_owned())
-        .collect()
-}
-
 /// How many resources the tab lists (server-everything has a hundred).
 const SHOWN_RESOURCES: usize = 50;
 
 #[component]
-pub fn ResourcesTab(id: String) -> impl IntoView {
+pub fn ResourcesTab(entry: ServerEntry) -> impl IntoView {
     let svc = use_services();
-    let list_id = id.clone();
+    let id = entry.id.clone();
+    let data = entry.data;
     let server = Memo::new(move |_| {
-        svc.servers.list.with(|l| {
-            l.iter().find(|s| s.id == list_id).map(|s| {
-                let can_subscribe = s
-                    .info
-                    .as_ref()
-                    .and_then(|i| i.capabilities.resources.as_ref())
-                    .is_some_and(|r| r.subscribe == Some(true));
-                (s.resources.clone(), s.templates.clone(), can_subscribe)
-            })
+        data.with(|d| {
+            let can_subscribe =
+                d.info.as_ref().is_some_and(|i| i.capabilities.has(ServerCapability::ResourceSubscribe));
+            Some((d.resources.clone(), d.templates.clone(), can_subscribe))
         })
     });
-    let reading_id = id.clone();
-    let reading = Memo::new(move |_| {
-        svc.servers.list.with(|l| l.iter().find(|s| s.id == reading_id).and_then(|s| s.reading.clone()))
-    });
-    let subscribed_id = id.clone();
-    let subscribed = move |uri: &str| {
-        svc.servers.list.with(|l| l.iter().any(|s| s.id == subscribed_id && s.subscribed.iter().any(|u| u == uri)))
-    };
+    let subscribed = move |uri: &str| data.with(|d| d.subscribed.iter().any(|u| u == uri));
     let shown = move || {
-        reading.get().map(|r| {
+        data.with(|d| d.reading.clone()).map(|r| {
             let updates = (r.updates > 0).then(|| {
                 view! { <p class="muted" role="status">{format!("Re-read after {} update notification(s) from the server.", r.updates)}</p> }
             });
+            let uri = r.uri.clone();
             let body = match r.result {
-                Ok(text) => view! { <Code text=text label="Resource contents"/> }.into_any(),
+                Ok(text) => view! {
+                    <p class="reading-uri">"Contents of "<code>{uri}</code></p>
+                    <Code text=text label="Resource contents"/>
+                }
+                .into_any(),
                 Err(f) => view! { <FailureBox failure=f/> }.into_any(),
             };
             view! { {updates}{body} }
@@ -85,7 +56,6 @@ pub fn ResourcesTab(id: String) -> impl IntoView {
         }
         let id = id.clone();
         let more = resources.len().saturating_sub(SHOWN_RESOURCES);
-        let subscribed = subscribed.clone();
         view! {
             {(more > 0).then(|| view! {
                 <p class="muted">{format!("The first {SHOWN_RESOURCES} of {} resources (all were listed; the timeline has every page).", resources.len())}</p>
@@ -95,7 +65,7 @@ pub fn ResourcesTab(id: String) -> impl IntoView {
                     let (server, uri) = (id.clone(), r.uri.clone());
                     let (sub_server, sub_uri) = (id.clone(), r.uri.clone());
                     let is_subscribed = {
-                        let (subscribed, uri) = (subscribed.clone(), r.uri.clone());
+                        let uri = r.uri.clone();
                         move || subscribed(&uri)
                     };
                     let label = r.uri.clone();
@@ -122,13 +92,13 @@ pub fn ResourcesTab(id: String) -> impl IntoView {
             </ul>
             {templates.into_iter().map(|t| {
                 let values = RwSignal::new(Map::new());
-                let vars = template_vars(&t.uri_template);
+                let vars = uri_template::variables(&t.uri_template);
                 let server = id.clone();
                 let template = t.uri_template.clone();
                 view! {
                     <form class="template" aria-label=format!("Fill template {}", t.uri_template) on:submit=move |ev: leptos::ev::SubmitEvent| {
                         ev.prevent_default();
-                        svc.read_resource(server.clone(), expand(&template, &values.get_untracked()), false);
+                        svc.read_resource(server.clone(), uri_template::expand(&template, &values.get_untracked()), false);
                     }>
                         <code>{t.uri_template.clone()}</code>
                         {vars.into_iter().map(|v| {
@@ -150,14 +120,12 @@ pub fn ResourcesTab(id: String) -> impl IntoView {
 }
 
 #[component]
-pub fn PromptsTab(id: String) -> impl IntoView {
+pub fn PromptsTab(entry: ServerEntry) -> impl IntoView {
     let svc = use_services();
-    let list_id = id.clone();
-    let prompts = Memo::new(move |_| {
-        svc.servers.list.with(|l| l.iter().find(|s| s.id == list_id).map(|s| s.prompts.clone()).unwrap_or_default())
-    });
+    let id = entry.id.clone();
+    let data = entry.data;
     move || {
-        let list = prompts.get();
+        let list = data.with(|d| d.prompts.clone());
         if list.is_empty() {
             return view! { <p class="empty">"No prompts."</p> }.into_any();
         }
@@ -225,11 +193,8 @@ fn focus_composer() {
 }
 
 #[component]
-pub fn LogTab(id: String) -> impl IntoView {
-    let svc = use_services();
-    let lines = Memo::new(move |_| {
-        svc.servers.list.with(|l| l.iter().find(|s| s.id == id).map(|s| s.log.clone()).unwrap_or_default())
-    });
+pub fn LogTab(entry: ServerEntry) -> impl IntoView {
+    let lines = entry.log;
     move || {
         let lines = lines.get();
         if lines.is_empty() {

@@ -11,7 +11,7 @@ use super::state::use_services;
 use crate::engine::demo::DEMO_SERVER_URL;
 
 /// "Name: value" lines → header pairs; a line without a colon is reported.
-fn parse_headers(text: &str) -> Result<Vec<(String, String)>, String> {
+pub(super) fn parse_headers(text: &str) -> Result<Vec<(String, String)>, String> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -36,6 +36,7 @@ pub fn ServersPanel() -> impl IntoView {
     let url = RwSignal::new(String::new());
     let label = RwSignal::new(String::new());
     let headers = RwSignal::new(String::new());
+    let remember = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
     let add = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
@@ -54,14 +55,15 @@ pub fn ServersPanel() -> impl IntoView {
             Err(e) => error.set(Some(e)),
             Ok(h) => {
                 error.set(None);
-                svc.add_server(u, label.get_untracked(), h);
+                svc.add_server(u, label.get_untracked(), h, remember.get_untracked());
                 url.set(String::new());
                 label.set(String::new());
                 headers.set(String::new());
+                remember.set(false);
             }
         }
     };
-    let ids = move || svc.servers.list.with(|l| l.iter().map(|s| s.id.clone()).collect::<Vec<_>>());
+    let entries = move || svc.servers.list.get();
     let has_demo = move || svc.servers.list.with(|l| l.iter().any(|s| s.url == DEMO_SERVER_URL));
 
     view! {
@@ -84,7 +86,15 @@ pub fn ServersPanel() -> impl IntoView {
                         <label for="server-headers">"Headers, one per line"</label>
                         <textarea id="server-headers" rows="2" spellcheck="false" placeholder="Authorization: Bearer …"
                             prop:value=move || headers.get() on:input=move |ev| headers.set(event_target_value(&ev))></textarea>
-                        <span class="hint">"Kept in memory only, never saved; masked in the timeline."</span>
+                        <span class="hint">"Kept in memory only unless you tick below; always masked in the timeline."</span>
+                        <label class="check">
+                            <input type="checkbox" prop:checked=move || remember.get()
+                                on:change=move |ev| remember.set(event_target_checked(&ev))/>
+                            "Remember these headers on this device"
+                        </label>
+                        <Show when=move || remember.get()>
+                            <p class="warn">"Stored unencrypted in this browser's localStorage: anyone with this profile can read them."</p>
+                        </Show>
                     </div>
                 </details>
                 <button type="submit" class="primary">"Connect"</button>
@@ -100,8 +110,8 @@ pub fn ServersPanel() -> impl IntoView {
             </Show>
             <ul class="server-list" aria-label="Connected servers">
                 <li><card::LocalCard/></li>
-                <For each=ids key=|id| id.clone() let:id>
-                    <li><card::ServerCard id=id/></li>
+                <For each=entries key=|e| e.id.clone() let:entry>
+                    <li><card::ServerCard entry=entry/></li>
                 </For>
             </ul>
         </section>

@@ -4,14 +4,15 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::explore::content_text;
 use crate::engine::cancel::CancelToken;
+use crate::engine::form::Form;
 use crate::engine::mcp::{McpError, RequestOptions, describe_progress};
 use crate::protocol::mcp::{CallToolResult, Tool};
-use crate::web::schema_form::{SchemaForm, arguments};
-use crate::web::state::use_services;
+use crate::web::schema_form::SchemaForm;
+use crate::web::state::{ServerEntry, use_services};
 use crate::web::widgets::{Code, FailureBox, pretty};
 
 #[component]
@@ -36,11 +37,11 @@ fn CallResult(result: Result<CallToolResult, McpError>) -> impl IntoView {
 }
 
 #[component]
-pub fn ToolsTab(id: String) -> impl IntoView {
+pub fn ToolsTab(entry: ServerEntry) -> impl IntoView {
     let svc = use_services();
-    let list_id = id.clone();
-    let tools =
-        Memo::new(move |_| svc.servers.list.with(|l| l.iter().find(|s| s.id == list_id).and_then(|s| s.tools.clone())));
+    let id = entry.id.clone();
+    let data = entry.data;
+    let tools = Memo::new(move |_| data.with(|d| d.tools.clone()));
     move || match tools.get() {
         None => view! { <p class="empty">"No tools listed (the server did not declare tools)."</p> }.into_any(),
         Some(list) => {
@@ -58,7 +59,7 @@ pub fn ToolsTab(id: String) -> impl IntoView {
                     svc.runtime(|r| r.agent.clone()),
                     svc.settings.data.with_untracked(|d| d.demo),
                 );
-                let label = svc.servers.get(&cost_id).map(|s| s.label).unwrap_or_default();
+                let label = data.with_untracked(|d| d.label.clone());
                 let (list, server_id) = (cost_list.clone(), cost_id.clone());
                 cost.set(Some("Counting…".into()));
                 spawn_local(async move {
@@ -102,18 +103,19 @@ fn ToolItem(server: String, tool: Tool) -> impl IntoView {
     let svc = use_services();
     let prefix = format!("{server}-{}", tool.name.replace(|c: char| !c.is_ascii_alphanumeric(), "-"));
     let schema = tool.input_schema.clone();
-    let values = RwSignal::new(Map::new());
+    let form = Form::of(&schema);
+    let values = RwSignal::new(form.initial());
+    let read = form.clone();
     let result = RwSignal::new(None::<Result<CallToolResult, McpError>>);
     let progress = RwSignal::new(None::<String>);
     let form_error = RwSignal::new(None::<String>);
     // While a call runs: the token that cancels it (C-21: notifications/cancelled is sent).
     let running = RwSignal::new(false);
     let token = StoredValue::new_local(None::<CancelToken>);
-    let call_schema = schema.clone();
     let name = tool.name.clone();
     let call = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        let args = match arguments(&call_schema, &values.get_untracked()) {
+        let args = match read.read(&values.get_untracked()) {
             Ok(a) => a,
             Err(e) => return form_error.set(Some(e)),
         };
@@ -153,7 +155,7 @@ fn ToolItem(server: String, tool: Tool) -> impl IntoView {
                 {tool.description.clone().map(|d| view! { <p class="prose">{d}</p> })}
                 <details class="schema"><summary>"Input schema"</summary><Code text=pretty(&schema) label="Input schema"/></details>
                 <form class="call-form" on:submit=call aria-label=format!("Call {}", tool.name)>
-                    <SchemaForm schema=schema.clone() values=values id_prefix=prefix/>
+                    <SchemaForm form=form values=values id_prefix=prefix/>
                     <button type="submit" prop:disabled=busy>{move || if busy() { "Calling…" } else { "Call tool" }}</button>
                     <Show when=busy>
                         <button type="button" class="danger" on:click=stop>"Cancel"</button>
@@ -182,13 +184,14 @@ pub fn LocalTools() -> impl IntoView {
     view! {
         <ul class="items">
             {tools.into_iter().map(|(name, description, schema)| {
-                let values = RwSignal::new(Map::new());
+                let form = Form::of(&schema);
+                let values = RwSignal::new(form.initial());
                 let output = RwSignal::new(None::<Result<String, String>>);
-                let run_schema = schema.clone();
+                let read = form.clone();
                 let run_name = name.clone();
                 let run = move |ev: leptos::ev::SubmitEvent| {
                     ev.prevent_default();
-                    let r = arguments(&run_schema, &values.get_untracked()).and_then(|args| {
+                    let r = read.read(&values.get_untracked()).and_then(|args| {
                         svc.runtime(|rt| {
                             let tool = rt.agent.local_tools().iter().find(|t| t.name == run_name).expect("listed");
                             (tool.run)(&args, svc.now_ms())
@@ -202,7 +205,7 @@ pub fn LocalTools() -> impl IntoView {
                             <summary><code>{name.clone()}</code></summary>
                             <p class="prose">{description}</p>
                             <form class="call-form" on:submit=run aria-label=format!("Call {name}")>
-                                <SchemaForm schema=schema values=values id_prefix=format!("local-{name}")/>
+                                <SchemaForm form=form values=values id_prefix=format!("local-{name}")/>
                                 <button type="submit">"Call function"</button>
                             </form>
                             {move || output.get().map(|r| match r {

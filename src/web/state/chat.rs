@@ -304,7 +304,14 @@ impl Chat {
                     }
                 });
             }
-            AgentEvent::Phase { .. } | AgentEvent::Catalog(_) | AgentEvent::ToolResults { .. } => {}
+            AgentEvent::Catalog(catalog) => {
+                // A server left out is said in the chat, not only with a badge on the timeline.
+                for u in &catalog.unavailable {
+                    let hint = u.failure.hint.clone();
+                    self.notice(NoticeKind::Warning, u.explain(), hint);
+                }
+            }
+            AgentEvent::Phase { .. } | AgentEvent::ToolResults { .. } => {}
         }
     }
 }

@@ -10,16 +10,17 @@ use std::rc::Rc;
 
 use super::Services;
 use super::dialogs::{Answer, DialogKind};
-use super::servers::{Conn, ServerView, Status};
+use super::servers::Conn;
 use crate::engine::agent::catalog::{slug, unique_label};
 use crate::engine::cancel::CancelToken;
 use crate::engine::demo::DEMO_SERVER_URL;
 use crate::engine::layer::Layer;
 use crate::engine::mcp::{
-    ElicitationHandler, Handlers, ListKind, ListenEnd, McpClient, McpError, RequestOptions, SamplingHandler,
-    ServerConfig, ServerNotification, local_network_hint,
+    Connection, ElicitationHandler, Handlers, ListKind, ListenEnd, McpClient, McpError, RequestOptions,
+    SamplingHandler, ServerConfig, ServerNotification, local_network_hint,
 };
 use crate::protocol::jsonrpc::{ErrorCode, ErrorObject};
+use crate::protocol::mcp::ServerCapability;
 use crate::protocol::mcp::{CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult};
 
 struct Ask(Services);
@@ -31,7 +32,7 @@ impl SamplingHandler for Ask {
         params: CreateMessageParams,
     ) -> LocalBoxFuture<'static, Result<CreateMessageResult, ErrorObject>> {
         let svc = self.0;
-        let server = svc.servers.get(server).map(|s| s.label).unwrap_or_else(|| server.to_owned());
+        let server = svc.servers.name(server);
         async move {
             match svc.dialogs.ask(DialogKind::Sampling { server, params }).await {
                 Some(Answer::Sampling(r)) => r,
@@ -45,7 +46,7 @@ impl SamplingHandler for Ask {
 impl ElicitationHandler for Ask {
     fn elicit(&self, server: &str, params: ElicitParams) -> LocalBoxFuture<'static, Result<ElicitResult, ErrorObject>> {
         let svc = self.0;
-        let server = svc.servers.get(server).map(|s| s.label).unwrap_or_else(|| server.to_owned());
+        let server = svc.servers.name(server);
         async move {
             match svc.dialogs.ask(DialogKind::Elicitation { server, params }).await {
                 Some(Answer::Elicit(r)) => Ok(r),
@@ -89,8 +90,9 @@ fn on_notification(svc: Services, server: &str, note: ServerNotification) {
 }
 
 impl Services {
-    /// Adds a server and connects to it. Header values are kept in memory only.
-    pub fn add_server(&self, url: String, label: String, headers: Vec<(String, String)>) {
+    /// Adds a server and connects to it. Header values are kept in memory only, unless
+    /// `remember` (the user's explicit choice, with the same warning as the API key).
+    pub fn add_server(&self, url: String, label: String, headers: Vec<(String, String)>, remember: bool) {
         let id = self.servers.next_id();
         // A label the user typed stays as typed unless another server has its prefix (the form
         // says so first; the demo server's "demo" may meet a user's own).
@@ -101,58 +103,62 @@ impl Services {
         } else {
             unique_label(label, taken.iter().map(String::as_str))
         };
-        self.servers.list.update(|l| {
-            l.push(ServerView::new(
-                id.clone(),
-                url.trim().to_owned(),
-                label,
-                headers.iter().map(|(n, _)| n.clone()).collect(),
-            ))
-        });
-        self.servers.save();
+        let names = headers.iter().map(|(n, _)| n.clone()).collect();
+        let entry = self.servers.push(id.clone(), url.trim().to_owned(), label, names);
+        entry.update(|d| d.remember_headers = remember && !headers.is_empty());
         self.connect(id, headers);
     }
 
     /// Adds the MCP server that runs in the page, unless it is in the list already.
     pub fn add_demo_server(&self) {
         if !self.servers.list.with_untracked(|l| l.iter().any(|s| s.url == DEMO_SERVER_URL)) {
-            self.add_server(DEMO_SERVER_URL.into(), "demo".into(), Vec::new());
+            self.add_server(DEMO_SERVER_URL.into(), "demo".into(), Vec::new(), false);
         }
     }
 
-    /// Restores the saved servers and connects those that need no headers.
+    /// Restores the saved servers. Those saved with headers that were not remembered wait for
+    /// the user to enter them again; the others connect.
     pub(super) fn restore_servers(&self) {
         for saved in super::servers::Servers::saved() {
             let id = self.servers.next_id();
-            self.servers
-                .list
-                .update(|l| l.push(ServerView::new(id.clone(), saved.url.clone(), saved.label.clone(), Vec::new())));
-            if saved.had_headers {
-                let now = self.now_ms();
-                self.servers.log(
-                    &id,
-                    "warning",
-                    "Its headers were not saved (they may hold secrets): add the server again with them.".into(),
-                    now,
-                );
+            let mut names = saved.header_names.clone();
+            if names.is_empty() && saved.had_headers {
+                names.push("Authorization".into());
+            }
+            let entry = self.servers.push(id.clone(), saved.url.clone(), saved.label.clone(), names.clone());
+            if !saved.headers.is_empty() {
+                entry.update(|d| d.remember_headers = true);
+                self.connect(id, saved.headers);
+            } else if !names.is_empty() {
+                entry.update(|d| d.headers_missing = true);
             } else {
                 self.connect(id, Vec::new());
             }
         }
     }
 
+    /// (Re)connects a server with these header values; the connection's state comes from the
+    /// engine client, through its callback.
     pub fn connect(&self, id: String, headers: Vec<(String, String)>) {
         let svc = *self;
-        let Some(view) = self.servers.get(&id) else { return };
+        let Some(entry) = self.servers.entry(&id) else { return };
         self.servers.conns.update_value(|c| c.retain(|c| c.id != id));
+        let state_entry = entry.clone();
         let handlers = Handlers {
             notify: Some(Rc::new(move |server: &str, note| on_notification(svc, server, note))),
+            on_state: Some(Rc::new(move |_: &str, state: &Connection| state_entry.state.set(state.clone()))),
             sampling: Some(Rc::new(Ask(svc))),
             elicitation: Some(Rc::new(Ask(svc))),
         };
-        let url = view.url.clone();
-        let mut config = ServerConfig::new(id.clone(), view.url.clone());
-        config.headers = headers;
+        let url = entry.url.clone();
+        if !headers.is_empty() {
+            entry.update(|d| {
+                d.header_names = headers.iter().map(|(n, _)| n.clone()).collect();
+                d.headers_missing = false;
+            });
+        }
+        let mut config = ServerConfig::new(id.clone(), url.clone());
+        config.headers = headers.clone();
         let (platform, tracer) = self.runtime(|r| (r.platform.clone(), r.tracer.clone()));
         let client = Rc::new(McpClient::new(platform, config, tracer, handlers));
         let listen = CancelToken::new();
@@ -162,43 +168,45 @@ impl Services {
                 client: client.clone(),
                 stale: Rc::new(Cell::new(false)),
                 listen: listen.clone(),
+                headers,
             })
         });
-        self.servers.update(&id, |s| s.status = Status::Connecting);
+        self.servers.save();
         spawn_local(async move {
             match client.connect().await {
-                Err(e) => {
-                    let mut failure = e.to_failure();
+                Err(_) => {
                     // From a public site (GitHub Pages), a server on this machine needs the user's
                     // Local Network Access permission first; a refusal looks like CORS.
-                    if failure.layer == Layer::Network {
+                    if let Connection::Failed(failure) = client.state()
+                        && failure.layer == Layer::Network
+                    {
                         let page = location().href().unwrap_or_default();
                         if let Some(first) = local_network_hint(&page, &url) {
+                            let mut failure = failure.clone();
                             failure.hint = Some(failure.hint.map_or(first.clone(), |h| format!("{first} {h}")));
+                            entry.state.set(Connection::Failed(failure));
                         }
                     }
-                    svc.servers.update(&id, |s| s.status = Status::Failed(failure))
                 }
                 Ok(info) => {
                     let taken = svc.servers.labels_except(&id);
-                    svc.servers.update(&id, |s| {
-                        if s.label.is_empty() {
+                    entry.update(|d| {
+                        if d.label.is_empty() {
                             let name = info.server_info.name.rsplit('/').next().unwrap_or(&info.server_info.name);
-                            s.label = unique_label(name, taken.iter().map(String::as_str));
+                            d.label = unique_label(name, taken.iter().map(String::as_str));
                         }
-                        s.info = Some(info);
-                        s.status = Status::Connected;
+                        d.info = Some(info);
                     });
                     svc.servers.save();
                     svc.load_lists(&id, &client).await;
-                    svc.servers.update(&id, |s| s.stream = Some("open".into()));
+                    entry.update(|d| d.stream = Some("open".into()));
                     let end = client.listen(&listen).await;
                     let text = match end {
                         ListenEnd::NotOffered { status } => format!("none (GET answered {status})"),
                         ListenEnd::Cancelled => "closed".into(),
                         ListenEnd::Failed(e) => format!("failed: {e}"),
                     };
-                    svc.servers.update(&id, |s| s.stream = Some(text));
+                    entry.update(|d| d.stream = Some(text));
                 }
             }
         });
@@ -206,31 +214,31 @@ impl Services {
 
     /// Lists tools, resources, templates and prompts, as far as the server declared them.
     async fn load_lists(&self, id: &str, client: &McpClient<crate::web::PagePlatform>) {
+        let Some(entry) = self.servers.entry(id) else { return };
         let opts = RequestOptions::default();
         let caps = client.server_info().map(|i| i.capabilities).unwrap_or_default();
         let now = self.now_ms();
-        let note = |what: &str, e: McpError| {
-            self.servers.log(id, "error", format!("{what} failed ({} layer): {e}", e.layer()), now)
-        };
-        if caps.tools.is_some() {
+        let note =
+            |what: &str, e: McpError| entry.push_log("error", format!("{what} failed ({} layer): {e}", e.layer()), now);
+        if caps.has(ServerCapability::Tools) {
             match client.list_tools(&opts).await {
-                Ok(t) => self.servers.update(id, |s| s.tools = Some(t)),
+                Ok(t) => entry.update(|d| d.tools = Some(t)),
                 Err(e) => note("tools/list", e),
             }
         }
-        if caps.resources.is_some() {
+        if caps.has(ServerCapability::Resources) {
             match client.list_resources(&opts).await {
-                Ok(r) => self.servers.update(id, |s| s.resources = r),
+                Ok(r) => entry.update(|d| d.resources = r),
                 Err(e) => note("resources/list", e),
             }
             match client.list_resource_templates(&opts).await {
-                Ok(t) => self.servers.update(id, |s| s.templates = t),
+                Ok(t) => entry.update(|d| d.templates = t),
                 Err(e) => note("resources/templates/list", e),
             }
         }
-        if caps.prompts.is_some() {
+        if caps.has(ServerCapability::Prompts) {
             match client.list_prompts(&opts).await {
-                Ok(p) => self.servers.update(id, |s| s.prompts = p),
+                Ok(p) => entry.update(|d| d.prompts = p),
                 Err(e) => note("prompts/list", e),
             }
         }
@@ -247,12 +255,13 @@ impl Services {
         let svc = *self;
         let client = self.servers.client(&id);
         self.servers.conns.with_value(|c| c.iter().filter(|c| c.id == id).for_each(|c| c.listen.cancel()));
-        // The client unsubscribes (C-33) before it ends the session.
-        self.servers.update(&id, |s| {
-            s.status = Status::Disconnected;
-            s.stream = None;
-            s.subscribed.clear();
-        });
+        if let Some(entry) = self.servers.entry(&id) {
+            entry.update(|d| {
+                d.stream = None;
+                d.subscribed.clear();
+            });
+        }
+        // The client unsubscribes (C-33) before it ends the session, then says it is disconnected.
         if let Some(client) = client {
             spawn_local(async move {
                 if let Err(e) = client.disconnect().await {
@@ -261,6 +270,12 @@ impl Services {
                 }
             });
         }
+    }
+
+    /// Connects again with the headers this page load has for the server.
+    pub fn reconnect(&self, id: String) {
+        let headers = self.servers.conns.with_value(|c| c.iter().find(|c| c.id == id).map(|c| c.headers.clone()));
+        self.connect(id, headers.unwrap_or_default());
     }
 
     pub fn remove_server(&self, id: String) {

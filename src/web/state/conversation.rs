@@ -121,7 +121,7 @@ impl Conversation {
                 settings: &settings,
                 servers: &servers,
                 cancel: &cancel,
-                max_iterations: data.max_iterations.max(1),
+                max_iterations: data.rounds(),
                 approve,
                 leave_out_results,
             };

@@ -14,7 +14,7 @@ mod trace;
 pub use chat::{Block, ChatItem, NoticeKind, ToolCall, ToolState};
 pub use dialogs::{Answer, Dialog, DialogKind};
 pub use resources::Reading;
-pub use servers::{LogLine, ServerView, Status};
+pub use servers::{LogLine, ServerEntry};
 pub use settings::SettingsData;
 
 use leptos::prelude::*;

@@ -1,6 +1,7 @@
 //! Reading a server's resources by hand, and subscribing to them (C-33): the last resource read
 //! is kept per server, so an `updated` notification about it re-reads it where the user sees it.
 
+use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::Services;
@@ -24,32 +25,30 @@ impl Services {
     /// Reads `uri` and shows it in the server's Resources tab; `update` counts a re-read after
     /// `notifications/resources/updated`.
     pub fn read_resource(&self, server: String, uri: String, update: bool) {
-        let Some(client) = self.servers.client(&server) else { return };
-        let svc = *self;
+        let (Some(client), Some(entry)) = (self.servers.client(&server), self.servers.entry(&server)) else { return };
         spawn_local(async move {
             let result = client.read_resource(&uri, &RequestOptions::default()).await;
             let result = result.as_ref().map(contents_text).map_err(|e| e.to_failure());
-            svc.servers.update(&server, |s| {
-                let updates = match &s.reading {
+            entry.update(|d| {
+                let updates = match &d.reading {
                     Some(r) if update && r.uri == uri => r.updates + 1,
                     _ => 0,
                 };
-                s.reading = Some(Reading { uri, result, updates });
+                d.reading = Some(Reading { uri, result, updates });
             });
         });
     }
 
     /// Subscribes to `uri`, or unsubscribes if subscribed; a refusal goes to the server's log.
     pub fn toggle_subscription(&self, server: String, uri: String) {
-        let Some(client) = self.servers.client(&server) else { return };
+        let (Some(client), Some(entry)) = (self.servers.client(&server), self.servers.entry(&server)) else { return };
         let svc = *self;
-        let subscribed = self.servers.get(&server).is_some_and(|s| s.subscribed.contains(&uri));
+        let subscribed = entry.data.with_untracked(|d| d.subscribed.contains(&uri));
         spawn_local(async move {
             let result = if subscribed { client.unsubscribe(&uri).await } else { client.subscribe(&uri).await };
-            let now = svc.now_ms();
             match result {
-                Ok(()) => svc.servers.update(&server, |s| s.subscribed = client.subscriptions()),
-                Err(e) => svc.servers.log(&server, "error", format!("resources/subscribe {uri}: {e}"), now),
+                Ok(()) => entry.update(|d| d.subscribed = client.subscriptions()),
+                Err(e) => entry.push_log("error", format!("resources/subscribe {uri}: {e}"), svc.now_ms()),
             }
         });
     }
@@ -57,7 +56,10 @@ impl Services {
     /// A resource changed on the server: say so, and re-read it if it is the one on screen.
     pub(super) fn resource_updated(&self, server: &str, uri: String) {
         let now = self.now_ms();
-        let on_screen = self.servers.get(server).is_some_and(|s| s.reading.as_ref().is_some_and(|r| r.uri == uri));
+        let on_screen = self
+            .servers
+            .entry(server)
+            .is_some_and(|s| s.data.with_untracked(|d| d.reading.as_ref().is_some_and(|r| r.uri == uri)));
         let what = if on_screen { "re-reading it" } else { "not on screen" };
         self.servers.log(server, "info", format!("resource updated: {uri} ({what})"), now);
         if on_screen {

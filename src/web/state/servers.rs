@@ -1,6 +1,8 @@
-//! The MCP servers the user added: what the page shows of each (status, server info, tools,
-//! resources, prompts, log) and the live connection behind it. Custom headers stay in memory;
-//! only URLs and labels are saved.
+//! The MCP servers the user added. Each server has reactive state of its own (a signal per
+//! thing the page shows: its connection, what it said, its lists, its log), so a log line on
+//! one server redraws that server's log and nothing else. The connection state is the engine
+//! client's, mirrored here only by the client's own callback. Header values stay in memory
+//! unless the user asks to remember them; URLs, labels and header names are saved.
 
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -11,20 +13,13 @@ use super::storage;
 use crate::engine::agent::ServerHandle;
 use crate::engine::agent::catalog::slug;
 use crate::engine::cancel::CancelToken;
-use crate::engine::layer::Failure;
-use crate::engine::mcp::{McpClient, ToolList};
+use crate::engine::mcp::{Connection, McpClient, ToolList, display_name};
 use crate::protocol::mcp::{InitializeResult, Prompt, Resource, ResourceTemplate};
 use crate::web::PagePlatform as Platform;
 
 const SERVERS_KEY: &str = "loopscope.servers";
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum Status {
-    Connecting,
-    Connected,
-    Failed(Failure),
-    Disconnected,
-}
+/// Log lines kept per server.
+const LOG_LINES: usize = 200;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct LogLine {
@@ -33,20 +28,24 @@ pub struct LogLine {
     pub text: String,
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub struct ServerView {
-    pub id: String,
-    pub url: String,
+/// What the page shows of a server besides its connection and its log. One signal for all of
+/// it: these change rarely (on connect, when a list changes, on a read), and one signal type
+/// costs the page less than a dozen (docs/size.md).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ServerData {
     pub label: String,
     /// Names only: values are secrets and never shown again.
     pub header_names: Vec<String>,
-    pub status: Status,
+    /// Headers the server was saved with that this page load does not have (they were not
+    /// remembered): the card asks for them before connecting.
+    pub headers_missing: bool,
+    /// Whether the user chose to keep this server's header values on this device.
+    pub remember_headers: bool,
     pub info: Option<InitializeResult>,
     pub tools: Option<ToolList>,
     pub resources: Vec<Resource>,
     pub templates: Vec<ResourceTemplate>,
     pub prompts: Vec<Prompt>,
-    pub log: Vec<LogLine>,
     /// Whether the server keeps a GET stream open for its own messages.
     pub stream: Option<String>,
     /// Resource URIs subscribed to in this session (C-33).
@@ -55,32 +54,70 @@ pub struct ServerView {
     pub reading: Option<super::Reading>,
 }
 
-impl ServerView {
-    pub fn new(id: String, url: String, label: String, header_names: Vec<String>) -> Self {
-        ServerView {
+/// One server on the page: its own reactive state, apart from every other server's, so a log
+/// line on one server redraws that server's log and nothing else. Cloning it clones handles.
+#[derive(Clone)]
+pub struct ServerEntry {
+    pub id: String,
+    pub url: String,
+    /// The engine client's state, set only by the client's callback.
+    pub state: RwSignal<Connection>,
+    pub log: RwSignal<Vec<LogLine>>,
+    pub data: RwSignal<ServerData>,
+    /// Owns the signals above; they go when the last clone does.
+    _owner: Owner,
+}
+
+impl ServerEntry {
+    fn new(owner: Owner, id: String, url: String, data: ServerData) -> Self {
+        owner.clone().with(|| ServerEntry {
             id,
             url,
-            label,
-            header_names,
-            status: Status::Disconnected,
-            info: None,
-            tools: None,
-            resources: Vec::new(),
-            templates: Vec::new(),
-            prompts: Vec::new(),
-            log: Vec::new(),
-            stream: None,
-            subscribed: Vec::new(),
-            reading: None,
-        }
+            state: RwSignal::new(Connection::Disconnected),
+            log: RwSignal::new(Vec::new()),
+            data: RwSignal::new(data),
+            _owner: owner,
+        })
+    }
+
+    /// The server's name everywhere on the page: its label, else a short form of its URL.
+    pub fn name(&self) -> String {
+        self.data.with(|d| display_name(&d.label, &self.url))
+    }
+
+    pub fn name_untracked(&self) -> String {
+        self.data.with_untracked(|d| display_name(&d.label, &self.url))
+    }
+
+    pub fn label_untracked(&self) -> String {
+        self.data.with_untracked(|d| d.label.clone())
+    }
+
+    pub fn update(&self, f: impl FnOnce(&mut ServerData)) {
+        self.data.update(f);
+    }
+
+    pub fn push_log(&self, level: &str, text: String, at_ms: f64) {
+        self.log.update(|log| {
+            log.push(LogLine { at_ms, level: level.into(), text });
+            let excess = log.len().saturating_sub(LOG_LINES);
+            log.drain(..excess);
+        });
     }
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// What is saved of a server. Header values only when the user opted in for that server.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Saved {
     pub url: String,
     pub label: String,
-    #[serde(default)]
+    pub header_names: Vec<String>,
+    /// Kept only when the user ticked "remember on this device" for this server.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub headers: Vec<(String, String)>,
+    /// Earlier saves said only whether there were headers.
+    #[serde(skip_serializing)]
     pub had_headers: bool,
 }
 
@@ -89,13 +126,18 @@ pub struct Conn {
     pub client: Rc<McpClient<Platform>>,
     pub stale: Rc<Cell<bool>>,
     pub listen: CancelToken,
+    /// The header values this connection uses (in memory), for saving when remembered.
+    pub headers: Vec<(String, String)>,
 }
 
 #[derive(Clone, Copy)]
 pub struct Servers {
-    pub list: RwSignal<Vec<ServerView>>,
+    /// Changes when a server is added or removed, not when one changes.
+    pub list: RwSignal<Vec<ServerEntry>>,
     pub conns: StoredValue<Vec<Conn>, LocalStorage>,
     next: StoredValue<u32>,
+    /// The parent of every server's owner.
+    owner: StoredValue<Owner, LocalStorage>,
 }
 
 impl Servers {
@@ -104,6 +146,7 @@ impl Servers {
             list: RwSignal::new(Vec::new()),
             conns: StoredValue::new_local(Vec::new()),
             next: StoredValue::new(1),
+            owner: StoredValue::new_local(Owner::current().unwrap_or_default()),
         }
     }
 
@@ -113,16 +156,26 @@ impl Servers {
         format!("s{n}")
     }
 
-    pub fn update(&self, id: &str, f: impl FnOnce(&mut ServerView)) {
-        self.list.update(|l| {
-            if let Some(s) = l.iter_mut().find(|s| s.id == id) {
-                f(s);
-            }
-        });
+    /// Adds a server to the list (not connected yet).
+    pub fn push(&self, id: String, url: String, label: String, header_names: Vec<String>) -> ServerEntry {
+        let owner = self.owner.with_value(Owner::child);
+        let entry = ServerEntry::new(owner, id, url, ServerData { label, header_names, ..ServerData::default() });
+        self.list.update(|l| l.push(entry.clone()));
+        entry
     }
 
-    pub fn get(&self, id: &str) -> Option<ServerView> {
+    pub fn entry(&self, id: &str) -> Option<ServerEntry> {
         self.list.with_untracked(|l| l.iter().find(|s| s.id == id).cloned())
+    }
+
+    /// The server's name, or its id if it is gone.
+    pub fn name(&self, id: &str) -> String {
+        self.entry(id).map_or_else(|| id.to_owned(), |e| e.name_untracked())
+    }
+
+    /// (id, name) of every server, tracked: for the timeline's lanes.
+    pub fn names(&self) -> Vec<(String, String)> {
+        self.list.with(|l| l.iter().map(|s| (s.id.clone(), s.name())).collect())
     }
 
     pub fn client(&self, id: &str) -> Option<Rc<McpClient<Platform>>> {
@@ -133,18 +186,13 @@ impl Servers {
         self.conns.with_value(|c| c.iter().filter(|c| c.id == id).for_each(|c| c.stale.set(true)));
     }
 
-    /// The connected servers, for a turn of the loop.
+    /// The servers a turn offers tools from (connected, or failing in a way the turn reports).
     pub fn handles(&self) -> Vec<ServerHandle<Platform>> {
-        let connected: Vec<(String, String)> = self.list.with_untracked(|l| {
-            l.iter().filter(|s| s.status == Status::Connected).map(|s| (s.id.clone(), s.label.clone())).collect()
-        });
         self.conns.with_value(|conns| {
             conns
                 .iter()
-                .filter_map(|c| {
-                    let label = connected.iter().find(|(id, _)| *id == c.id)?.1.clone();
-                    Some(ServerHandle { client: c.client.clone(), label, stale: c.stale.clone() })
-                })
+                .filter(|c| c.client.state().in_turns())
+                .map(|c| ServerHandle { client: c.client.clone(), label: self.name(&c.id), stale: c.stale.clone() })
                 .collect()
         })
     }
@@ -152,7 +200,7 @@ impl Servers {
     /// The labels of the servers other than `id` (empty while a server has none yet).
     pub fn labels_except(&self, id: &str) -> Vec<String> {
         self.list.with_untracked(|l| {
-            l.iter().filter(|s| s.id != id && !s.label.is_empty()).map(|s| s.label.clone()).collect()
+            l.iter().filter(|s| s.id != id).map(ServerEntry::label_untracked).filter(|l| !l.is_empty()).collect()
         })
     }
 
@@ -163,18 +211,18 @@ impl Servers {
         self.list.with_untracked(|l| {
             if !label.is_empty() {
                 let prefix = slug(label);
-                if let Some(other) = l.iter().find(|s| !s.label.is_empty() && slug(&s.label) == prefix) {
+                if let Some(other) = l.iter().find(|s| s.data.with_untracked(|d| !d.label.is_empty() && slug(&d.label) == prefix)) {
                     return Some(format!(
                         "The label \"{label}\" gives the tool-name prefix \"{prefix}\", which the server \"{}\" already uses. Choose another label.",
-                        other.label
+                        other.name_untracked()
                     ));
                 }
                 return None;
             }
             l.iter().find(|s| s.url == url).map(|other| {
-                let name = if other.label.is_empty() { other.url.as_str() } else { other.label.as_str() };
                 format!(
-                    "This server is already in the list as \"{name}\": use Connect on its card to connect again, or give this one a label of its own to add it twice."
+                    "This server is already in the list as \"{}\": use Connect on its card to connect again, or give this one a label of its own to add it twice.",
+                    other.name_untracked()
                 )
             })
         })
@@ -183,7 +231,19 @@ impl Servers {
     pub fn save(&self) {
         let saved: Vec<Saved> = self.list.with_untracked(|l| {
             l.iter()
-                .map(|s| Saved { url: s.url.clone(), label: s.label.clone(), had_headers: !s.header_names.is_empty() })
+                .map(|s| Saved {
+                    url: s.url.clone(),
+                    label: s.label_untracked(),
+                    header_names: s.data.with_untracked(|d| d.header_names.clone()),
+                    headers: if s.data.with_untracked(|d| d.remember_headers) {
+                        self.conns.with_value(|c| {
+                            c.iter().find(|c| c.id == s.id).map(|c| c.headers.clone()).unwrap_or_default()
+                        })
+                    } else {
+                        Vec::new()
+                    },
+                    had_headers: false,
+                })
                 .collect()
         });
         if let Ok(json) = serde_json::to_string(&saved) {
@@ -196,10 +256,8 @@ impl Servers {
     }
 
     pub fn log(&self, id: &str, level: &str, text: String, at_ms: f64) {
-        self.update(id, |s| {
-            s.log.push(LogLine { at_ms, level: level.into(), text });
-            let excess = s.log.len().saturating_sub(200);
-            s.log.drain(..excess);
-        });
+        if let Some(s) = self.entry(id) {
+            s.push_log(level, text, at_ms);
+        }
     }
 }

@@ -197,7 +197,16 @@ fn story_view(s: ToolStory) -> impl IntoView {
 pub fn DetailPane() -> impl IntoView {
     let svc = use_services();
     let trace = svc.trace;
-    let close = move || trace.selected.set(None);
+    // Closing (Escape or ✕) gives focus back to the timeline, on the row that opened the pane.
+    let close = move || {
+        trace.selected.set(None);
+        if let Some(list) = document().get_element_by_id(super::EVENTS_ID) {
+            use wasm_bindgen::JsCast;
+            if let Ok(list) = list.dyn_into::<web_sys::HtmlElement>() {
+                let _ = list.focus();
+            }
+        }
+    };
     let close_ref = NodeRef::<leptos::html::Button>::new();
     Effect::new(move |_| {
         if trace.selected.get().is_some() {
@@ -209,33 +218,38 @@ pub fn DetailPane() -> impl IntoView {
         }
     });
     // The trace grows every frame while a turn runs; the pane redraws only when what it shows
-    // changed: the row, its own events, or the story of its tool call.
+    // changed: the row (its events, badges, duration), or the story of its tool call. A story
+    // only grows, so its size says whether it changed (cheaper than comparing it whole).
     let row = Memo::new(move |_| trace.selected.get().and_then(|i| trace.row(i)));
-    let own = Memo::new(move |_| {
-        row.with(|r| {
-            let r = r.as_ref()?;
-            Some(trace.with_events(|events| {
-                r.events
-                    .iter()
-                    .filter_map(|s| events.binary_search_by_key(s, |e| e.seq).ok().map(|i| events[i].clone()))
-                    .collect::<Vec<TraceEvent>>()
-            }))
-        })
-    });
-    let story = Memo::new(move |_| {
-        let id = row.with(|r| r.as_ref().and_then(|r| r.tool_use_id.clone()))?;
-        trace.with_events(|events| tool_story(&id, events))
-    });
+    let story = Memo::new_with_compare(
+        move |_| {
+            let id = row.with(|r| r.as_ref().and_then(|r| r.tool_use_id.clone()))?;
+            trace.with_events(|events| tool_story(&id, events))
+        },
+        |old, new| {
+            let size = |s: Option<&Option<ToolStory>>| {
+                s.and_then(Option::as_ref)
+                    .map(|s| (s.tool_use_id.clone(), s.steps.len(), s.rpc.len(), s.received.is_some()))
+            };
+            size(old) != size(new)
+        },
+    );
     move || {
         let row = row.get()?;
-        let servers: Vec<(String, String)> =
-            svc.servers.list.with_untracked(|l| l.iter().map(|s| (s.id.clone(), s.label.clone())).collect());
+        let servers = svc.servers.names();
         let route = match &row.kind {
             RowKind::Arrow { from, to } => format!("{} → {}", lane_name(from, &servers), lane_name(to, &servers)),
             RowKind::Note { lane } => lane_name(lane, &servers),
             RowKind::Band { .. } => String::new(),
         };
-        let request = trace.with_events_untracked(|events| request_views(&row, events).map(|v| v.into_any()));
+        let (request, own) = trace.with_events_untracked(|events| {
+            let own: Vec<TraceEvent> = row
+                .events
+                .iter()
+                .filter_map(|s| events.binary_search_by_key(s, |e| e.seq).ok().map(|i| events[i].clone()))
+                .collect();
+            (request_views(&row, events).map(|v| v.into_any()), own)
+        });
         Some(view! {
             <aside class="detail" role="dialog" aria-modal="false" aria-labelledby="detail-title"
                 on:keydown=move |ev: leptos::ev::KeyboardEvent| if ev.key() == "Escape" { close() }>
@@ -249,7 +263,7 @@ pub fn DetailPane() -> impl IntoView {
                 {move || story.get().map(story_view)}
                 {request}
                 <h4>"Raw"</h4>
-                {move || own.get().unwrap_or_default().iter().map(raw).collect_view()}
+                {own.iter().map(raw).collect_view()}
             </aside>
         })
     }

@@ -6,22 +6,23 @@ mod detail;
 mod rows;
 
 pub use detail::DetailPane;
+pub use rows::EVENTS_ID;
 
 use leptos::prelude::*;
 
 use crate::engine::timeline::{Lane, phase_story, phase_title};
 use crate::web::state::use_services;
 
-/// A lane's name on screen.
+/// A lane's name on screen; a server's lane has the server's name (`servers`: id → name).
 pub fn lane_name(lane: &Lane, servers: &[(String, String)]) -> String {
     match lane {
         Lane::User => "You".into(),
-        Lane::Client => "Loopscope (client)".into(),
+        Lane::Client => "Loopscope".into(),
         Lane::Claude => "Claude API".into(),
         Lane::Local => "Local functions".into(),
         Lane::Server(id) => {
-            let label = servers.iter().find(|(i, l)| i == id && !l.is_empty()).map(|(_, l)| l.as_str());
-            format!("MCP: {}", label.unwrap_or(id))
+            let name = servers.iter().find(|(i, _)| i == id).map(|(_, n)| n.as_str());
+            format!("MCP: {}", name.unwrap_or(id))
         }
     }
 }
@@ -56,6 +57,7 @@ pub fn TimelinePanel() -> impl IntoView {
             }>
                 <rows::Rows/>
             </Show>
+            <DetailPane/>
         </section>
     }
 }

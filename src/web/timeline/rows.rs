@@ -9,6 +9,8 @@ use crate::engine::timeline::{Badge, BadgeKind, Lane, Row, RowKind, phase_title}
 use crate::web::state::use_services;
 
 const ROW_H: f64 = 38.0;
+/// The timeline's one listbox (a skip link and the detail pane return focus to it).
+pub const EVENTS_ID: &str = "timeline-events";
 const OVERSCAN: usize = 8;
 
 fn badge_class(kind: BadgeKind) -> &'static str {
@@ -74,9 +76,7 @@ pub fn Rows() -> impl IntoView {
     let view_h = RwSignal::new(600.0f64);
     let active = RwSignal::new(None::<usize>);
 
-    let servers = Memo::new(move |_| {
-        svc.servers.list.with(|l| l.iter().map(|s| (s.id.clone(), s.label.clone())).collect::<Vec<_>>())
-    });
+    let servers = Memo::new(move |_| svc.servers.names());
     let lanes = Memo::new(move |_| trace.with_timeline(|t| t.lanes().to_vec()));
     let shown = Memo::new(move |_| {
         let collapsed = trace.collapsed.get();
@@ -107,18 +107,29 @@ pub fn Rows() -> impl IntoView {
         if let Some(el) = scroll.get_untracked() {
             view_h.set(el.client_height() as f64);
             let top = el.scroll_top() as f64;
+            let before = scroll_top.get_untracked();
             scroll_top.set(top);
             let at_bottom = top + el.client_height() as f64 >= el.scroll_height() as f64 - ROW_H;
-            if trace.follow.get_untracked() != at_bottom {
-                trace.follow.set(at_bottom);
+            // Only the user scrolls up: following stops then, and starts again at the bottom.
+            // (Rows arriving while the list is being followed make it taller than where the
+            // last programmatic scroll left it: that is not the user leaving.)
+            let follow = if at_bottom {
+                true
+            } else if top < before {
+                false
+            } else {
+                trace.follow.get_untracked()
+            };
+            if trace.follow.get_untracked() != follow {
+                trace.follow.set(follow);
             }
         }
     };
-    Effect::new(move |_| {
-        if scroll.get().is_some() {
-            request_animation_frame(measure);
-        }
-    });
+    // Measured when the element exists and whenever the window resizes: DOM events, not an
+    // effect that writes the signals its own render reads.
+    scroll.on_load(move |_| request_animation_frame(measure));
+    let resize = window_event_listener(leptos::ev::resize, move |_| measure());
+    on_cleanup(move || resize.remove());
 
     let toggle_band = move |index: usize| {
         let key = trace.with_timeline(|t| band_key(t.rows(), index));
@@ -196,13 +207,14 @@ pub fn Rows() -> impl IntoView {
             <div class="tl-lanes" aria-hidden="true">
                 {move || lanes.get().iter().map(|l| {
                     let name = lane_name(l, &servers.get());
-                    view! { <span class="tl-lane" title=name.clone()>{name.clone()}</span> }
+                    let title = if *l == Lane::Client { "Loopscope: the MCP client and agent loop in this page".to_owned() } else { name.clone() };
+                    view! { <span class="tl-lane" title=title>{name}</span> }
                 }).collect_view()}
             </div>
             <div class="tl-lines" aria-hidden="true">
                 {move || (0..lanes.with(Vec::len)).map(|_| view! { <span class="tl-line"></span> }).collect_view()}
             </div>
-            <div class="tl-scroll" node_ref=scroll on:scroll=move |_| measure()
+            <div class="tl-scroll" id=EVENTS_ID node_ref=scroll on:scroll=move |_| measure()
                 role="listbox" tabindex="0" aria-label="Timeline events: arrow keys move, Enter opens the details"
                 aria-activedescendant=move || active.get().map(|a| format!("tl-row-{a}"))
                 on:keydown=on_key>
@@ -219,6 +231,7 @@ pub fn Rows() -> impl IntoView {
                     </For>
                 </div>
             </div>
+            // A strip of its own under the rows, so it covers none of them (nor their durations).
             <Show when=move || !trace.follow.get()>
                 <button type="button" class="jump" on:click=move |_| {
                     trace.follow.set(true);
