@@ -1,7 +1,11 @@
-//! The timeline projection of a real turn: four tool calls that each fail at a different layer
-//! (HTTP 500, JSON-RPC error, the tool's isError, no HTTP answer) plus one that works, all in one
-//! turn. Each must show on its own row with the right badge, and each call's story must name
-//! every layer it crossed and what Claude received.
+//! The timeline projection, from a recorded trace of a real turn: four tool calls that each
+//! fail at a different layer (HTTP 500, JSON-RPC error, the tool's isError, no HTTP answer) plus
+//! one that works, all in one turn. Each must show on its own row with the right badge, and each
+//! call's story must name every layer it crossed and what Claude received.
+//!
+//! The trace is a fixture (`tests/fixtures/every-layer.trace.json`), so these tests need no
+//! server. `recorded_trace_is_what_the_engine_produces_today` runs the same turn against real
+//! servers and checks the fixture still matches it; `LOOPSCOPE_RECORD=1` writes it anew.
 #![cfg(not(target_arch = "wasm32"))]
 
 mod support;
@@ -11,7 +15,7 @@ use loopscope::engine::cancel::CancelToken;
 use loopscope::engine::claude::ClaudeSettings;
 use loopscope::engine::mcp::{Handlers, McpClient, ServerConfig};
 use loopscope::engine::timeline::{BadgeKind, Lane, RowKind, Timeline, tool_story};
-use loopscope::engine::trace::TraceKind;
+use loopscope::engine::trace::{TraceEvent, TraceKind};
 use loopscope::protocol::claude::Message;
 use serde_json::json;
 use std::rc::Rc;
@@ -20,8 +24,39 @@ use testkit::fake_claude::FakeClaude;
 use testkit::mcp_faults::Faults;
 use testkit::real::{self, PyMode};
 
-#[tokio::test(flavor = "current_thread")]
-async fn every_error_layer_gets_its_own_badge_and_story() {
+const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/every-layer.trace.json");
+
+fn recorded() -> Vec<TraceEvent> {
+    let text = std::fs::read_to_string(FIXTURE).expect("the recorded trace (LOOPSCOPE_RECORD=1 writes it)");
+    serde_json::from_str(&text).expect("the recorded trace reads as trace events")
+}
+
+fn project(events: &[TraceEvent]) -> Timeline {
+    let mut timeline = Timeline::new();
+    for e in events {
+        timeline.push(e);
+    }
+    timeline
+}
+
+/// What a timeline shows, independent of timings and of the order concurrent calls took:
+/// every row's label and badges, sorted.
+fn shape(timeline: &Timeline) -> Vec<String> {
+    let mut rows: Vec<String> = timeline
+        .rows()
+        .iter()
+        .map(|r| {
+            let badges: Vec<&str> = r.badges.iter().map(|b| b.text.as_str()).collect();
+            format!("{} [{}]", r.label, badges.join(", "))
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+/// Runs the turn against real servers (the fake Messages API, our fault fixtures, the Python SDK
+/// server, one that dies before phase 3) and returns its trace.
+async fn run_the_turn() -> Vec<TraceEvent> {
     let fake = FakeClaude::start(0).await;
     let fx = Faults::start(0).await;
     let python = real::python(PyMode::Json);
@@ -62,19 +97,35 @@ async fn every_error_layer_gets_its_own_badge_and_story() {
     let run = agent.run(Vec::new(), Message::user_text("try everything"), &turn, Rc::new(|_| {}));
     // The doomed server dies once phase 2 has begun, after phase 1 listed its tools.
     let killer = async {
-        while !trace.borrow().iter().any(|e| matches!(e.kind, TraceKind::Phase { phase: 2, .. })) {
-            tokio::time::sleep(std::time::Duration::from_millis(2)).await;
-        }
+        support::until("phase 2", || {
+            trace.borrow().iter().any(|e| matches!(e.kind, TraceKind::Phase { phase: 2, .. }))
+        })
+        .await;
         doomed.kill();
     };
     let (out, ()) = futures::join!(run, killer);
     assert_eq!(out.end, TurnEnd::EndTurn, "{}", out.end.explain());
+    trace.borrow().clone()
+}
 
-    let events = trace.borrow();
-    let mut timeline = Timeline::new();
-    for e in events.iter() {
-        timeline.push(e);
+#[tokio::test(flavor = "current_thread")]
+async fn recorded_trace_is_what_the_engine_produces_today() {
+    let live = run_the_turn().await;
+    if std::env::var_os("LOOPSCOPE_RECORD").is_some() {
+        std::fs::write(FIXTURE, serde_json::to_string_pretty(&live).unwrap() + "\n").unwrap();
     }
+    assert_eq!(
+        shape(&project(&recorded())),
+        shape(&project(&live)),
+        "the engine's trace changed: rerun with LOOPSCOPE_RECORD=1 to record it anew, and review the diff"
+    );
+}
+
+#[test]
+fn every_error_layer_gets_its_own_badge_and_story() {
+    let events = recorded();
+    let timeline = project(&events);
+
     let rows = timeline.rows();
     let bands: Vec<u8> = rows
         .iter()

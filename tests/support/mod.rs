@@ -74,3 +74,15 @@ pub fn recording_tracer(platform: &Rc<Native>) -> (Tracer, Rc<RefCell<Vec<TraceE
     let clock = platform.clone();
     (Tracer::new(move || clock.now_ms(), move |e| sink.borrow_mut().push(e)), events)
 }
+
+/// Waits until `ready()` holds, checking every 5 ms for at most 10 s (then fails, naming
+/// `what`): tests wait on the condition they need, never on a guessed delay.
+pub async fn until(what: &str, mut ready: impl FnMut() -> bool) {
+    for _ in 0..2_000 {
+        if ready() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    panic!("gave up after 10 s waiting for {what}");
+}
