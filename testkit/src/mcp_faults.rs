@@ -19,8 +19,8 @@
 //! | `wrong-id` | `tools/list` answers with another id |
 //! | `v0326` | negotiates 2025-03-26 and answers `tools/list` with a JSON batch |
 //! | `v1105` | offers 2024-11-05 only |
-//! | `modern-32022` | 2026-07-28 only: `initialize` → HTTP 400 with error -32022 |
-//! | `modern-discover` | 2026-07-28 only: `initialize` → -32601, `server/discover` answers |
+//! | `modern-32022` | 2026-07-28 only: `initialize` → HTTP 400 with error -32022; requests with the envelope are served |
+//! | `modern-discover` | 2026-07-28 only: `initialize` → -32601, `server/discover` answers; requests with the envelope are served |
 //! | `paged` | `tools/list` in three pages, with one invalid and one task-only tool |
 //! | `cursor-loop` | `tools/list` hands out the same cursor forever |
 //! | `server-requests` | `tools/call` asks the client `ping`, `roots/list` and `elicitation/create` first |
@@ -215,11 +215,27 @@ async fn route(
     if rpc_method == "initialize" {
         return initialize(inner, scenario, &id, &params);
     }
-    if scenario == "modern-discover" && rpc_method == "server/discover" {
-        return json(
-            200,
-            &result(&id, json!({ "supportedVersions": ["2026-07-28"], "capabilities": { "tools": {} } })),
-        );
+    if scenario.starts_with("modern-") {
+        // A 2026-07-28 server: no session; the version in the header and in _meta, or -32022.
+        let meta = params.pointer("/_meta/io.modelcontextprotocol~1protocolVersion").and_then(Value::as_str);
+        if header("mcp-protocol-version").as_deref() != Some("2026-07-28") || meta != Some("2026-07-28") {
+            let e = json!({ "code": -32022, "message": "Unsupported protocol version", "data": { "supported": ["2026-07-28"], "requested": meta } });
+            return json(400, &json!({ "jsonrpc": "2.0", "id": id, "error": e }));
+        }
+        if header("mcp-method").as_deref() != Some(rpc_method.as_str()) {
+            return json(400, &rpc_error(&id, -32020, "Header mismatch: Mcp-Method"));
+        }
+        if rpc_method == "server/discover" {
+            let caps = json!({ "tools": {} });
+            return json(
+                200,
+                &result(
+                    &id,
+                    json!({ "resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": caps }),
+                ),
+            );
+        }
+        return request(inner, scenario, &id, &rpc_method, &params).await;
     }
     // C-09, C-12: a strict server refuses requests outside its session or without the version.
     let Some((_, version)) = current.clone() else {

@@ -106,3 +106,37 @@ pub fn python_on(port: u16, mode: PyMode, cors: bool) -> RealServer {
     }
     RealServer::start("python MCP SDK server", cmd, port)
 }
+
+/// Our server on the TypeScript SDK v2 (tests/servers/ts_server.mjs): the 2026-07-28 revision,
+/// and the 2025 handshake too unless `reject_legacy` (the SDK's `legacy: 'reject'`).
+pub fn ts_v2(reject_legacy: bool) -> RealServer {
+    ts_v2_on(free_port(), reject_legacy)
+}
+
+pub fn ts_v2_on(port: u16, reject_legacy: bool) -> RealServer {
+    let root = repo_root();
+    let mut cmd = Command::new("node");
+    cmd.current_dir(&root)
+        .arg(root.join("tests/servers/ts_server.mjs"))
+        .arg("--port")
+        .arg(port.to_string())
+        .arg("--legacy")
+        .arg(if reject_legacy { "reject" } else { "stateless" });
+    RealServer::start(
+        if reject_legacy { "TypeScript SDK v2 server (reject)" } else { "TypeScript SDK v2 server" },
+        cmd,
+        port,
+    )
+}
+
+/// Our server on the Python SDK 2.x (tests/servers/py2_server.py, in .venv-mcp2): dual-era.
+pub fn python2() -> RealServer {
+    python2_on(free_port())
+}
+
+pub fn python2_on(port: u16) -> RealServer {
+    let root = repo_root();
+    let mut cmd = Command::new(root.join(".venv-mcp2/bin/python"));
+    cmd.arg(root.join("tests/servers/py2_server.py")).arg("--port").arg(port.to_string());
+    RealServer::start("python MCP SDK 2 server", cmd, port)
+}

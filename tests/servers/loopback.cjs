@@ -4,11 +4,14 @@
 const net = require("node:net");
 const listen = net.Server.prototype.listen;
 net.Server.prototype.listen = function (...args) {
-  if (typeof args[0] === "number" || typeof args[0] === "string") {
-    const port = args[0];
-    const rest = args.slice(1).filter((a) => typeof a === "function" || typeof a === "number");
-    const callback = rest.find((a) => typeof a === "function");
-    return listen.call(this, { port: Number(port), host: "127.0.0.1" }, callback);
+  if (typeof args[0] === "number" || (typeof args[0] === "string" && /^\d+$/.test(args[0]))) {
+    // Bound at once, as listen(port) binds: some callers read address() right after listen()
+    // (the conformance suite's scenario servers do). A host would make the bind wait for a
+    // DNS lookup, even of "127.0.0.1".
+    const callback = args.find((a) => typeof a === "function");
+    if (callback) this.once("listening", callback);
+    this._listen2("127.0.0.1", Number(args[0]), 4, 511, -1, 0);
+    return this;
   }
   if (args[0] && typeof args[0] === "object" && !("path" in args[0])) {
     args[0] = { ...args[0], host: "127.0.0.1" };

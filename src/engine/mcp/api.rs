@@ -4,6 +4,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
+use super::envelope::header_params;
 use super::error::ProtocolError;
 use super::{McpClient, McpError, RequestOptions};
 use crate::engine::platform::Platform;
@@ -56,8 +57,7 @@ fn check_tool(raw: Value, index: usize) -> Result<Tool, (String, String)> {
 impl<P: Platform> McpClient<P> {
     /// C-35: refuse before sending what the server did not declare.
     fn require(&self, capability: ServerCapability, method: &str) -> Result<(), McpError> {
-        let info = self.server_info().ok_or(McpError::Protocol(ProtocolError::NotConnected))?;
-        if info.capabilities.has(capability) {
+        if self.declared(|caps| caps.has(capability))? {
             Ok(())
         } else {
             Err(McpError::Protocol(ProtocolError::NotCapable { method: method.into(), capability: capability.name() }))
@@ -100,13 +100,29 @@ impl<P: Platform> McpClient<P> {
     pub async fn list_tools(&self, opts: &RequestOptions) -> Result<ToolList, McpError> {
         self.require(ServerCapability::Tools, method::TOOLS_LIST)?;
         let raw = self.list_all(method::TOOLS_LIST, "tools", opts).await?;
+        let modern = self.modern().is_some();
         let mut list = ToolList::default();
+        let mut headers = std::collections::HashMap::new();
         for (i, t) in raw.into_iter().enumerate() {
-            match check_tool(t, i) {
+            let checked = check_tool(t, i).and_then(|tool| {
+                if !modern {
+                    return Ok(tool);
+                }
+                // SEP-2243: a tool whose x-mcp-header declarations break the rules is left out.
+                match header_params(&tool.input_schema) {
+                    Ok(h) => {
+                        headers.insert(tool.name.clone(), h);
+                        Ok(tool)
+                    }
+                    Err(why) => Err((tool.name.clone(), why)),
+                }
+            });
+            match checked {
                 Ok(tool) => list.tools.push(tool),
                 Err(why) => list.excluded.push(why),
             }
         }
+        *self.tool_headers.borrow_mut() = headers;
         Ok(list)
     }
 
@@ -144,17 +160,26 @@ impl<P: Platform> McpClient<P> {
 
     /// Asks for `notifications/resources/updated` about `uri` (C-33); only when the server
     /// declared `resources.subscribe`. Ended by `unsubscribe` or on disconnect.
+    /// In 2026-07-28 there is no subscribe request: the URI joins the listen stream's filter,
+    /// and the stream opens again with it.
     pub async fn subscribe(&self, uri: &str) -> Result<(), McpError> {
         self.require(ServerCapability::ResourceSubscribe, method::RESOURCES_SUBSCRIBE)?;
-        self.request(method::RESOURCES_SUBSCRIBE, Some(json!({ "uri": uri })), &RequestOptions::default()).await?;
+        if self.modern().is_none() {
+            self.request(method::RESOURCES_SUBSCRIBE, Some(json!({ "uri": uri })), &RequestOptions::default()).await?;
+        }
         self.subscriptions.borrow_mut().insert(uri.to_owned());
+        self.relisten.borrow().cancel();
         Ok(())
     }
 
     pub async fn unsubscribe(&self, uri: &str) -> Result<(), McpError> {
         self.require(ServerCapability::ResourceSubscribe, method::RESOURCES_UNSUBSCRIBE)?;
         self.subscriptions.borrow_mut().remove(uri);
-        self.request(method::RESOURCES_UNSUBSCRIBE, Some(json!({ "uri": uri })), &RequestOptions::default()).await?;
+        self.relisten.borrow().cancel();
+        if self.modern().is_none() {
+            self.request(method::RESOURCES_UNSUBSCRIBE, Some(json!({ "uri": uri })), &RequestOptions::default())
+                .await?;
+        }
         Ok(())
     }
 
@@ -201,6 +226,11 @@ impl<P: Platform> McpClient<P> {
         self.require(ServerCapability::Logging, method::LOGGING_SET_LEVEL)?;
         if !LOG_LEVELS.contains(&level) {
             return Err(McpError::Client(format!("\"{level}\" is not a log level ({})", LOG_LEVELS.join(", "))));
+        }
+        if self.modern().is_some() {
+            // 2026-07-28: every later request asks for this level in its _meta.
+            *self.log_level.borrow_mut() = Some(level.to_owned());
+            return Ok(());
         }
         self.request(method::LOGGING_SET_LEVEL, Some(json!({ "level": level })), &RequestOptions::default()).await?;
         Ok(())

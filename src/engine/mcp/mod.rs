@@ -4,9 +4,14 @@
 mod api;
 mod client;
 mod connection;
+pub mod envelope;
 mod error;
+mod exchange;
 mod handlers;
+mod listen;
+pub mod negotiate;
 mod reach;
+mod serve;
 mod transport;
 
 pub use api::ToolList;
@@ -20,7 +25,16 @@ use std::rc::Rc;
 
 use super::cancel::CancelToken;
 use super::num::shortest;
-use crate::protocol::mcp::ProgressParams;
+use crate::protocol::mcp::{ProgressParams, Revision};
+
+/// Which protocol revision to speak: found out from the server, or pinned by the user (no
+/// fallback then) to compare revisions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RevisionChoice {
+    #[default]
+    Auto,
+    Pin(Revision),
+}
 
 /// One server as the user configured it.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,11 +47,23 @@ pub struct ServerConfig {
     /// memory only, and masked in the trace.
     pub headers: Vec<(String, String)>,
     pub timeouts: Timeouts,
+    pub revision: RevisionChoice,
 }
 
 impl ServerConfig {
     pub fn new(id: impl Into<String>, url: impl Into<String>) -> Self {
-        Self { id: id.into(), url: url.into(), headers: Vec::new(), timeouts: Timeouts::default() }
+        Self {
+            id: id.into(),
+            url: url.into(),
+            headers: Vec::new(),
+            timeouts: Timeouts::default(),
+            revision: RevisionChoice::Auto,
+        }
+    }
+
+    pub fn pinned(mut self, revision: Revision) -> Self {
+        self.revision = RevisionChoice::Pin(revision);
+        self
     }
 
     pub fn with_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {

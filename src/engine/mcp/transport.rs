@@ -42,20 +42,16 @@ fn is_visible_ascii(s: &str) -> bool {
 }
 
 impl<P: Platform> McpClient<P> {
-    /// Headers every request carries: the user's own (C-14), then the session id (C-09) and
-    /// negotiated version (C-12), which the user's cannot override.
+    /// Headers every request carries: the user's own (C-14), then the session's (session id
+    /// and negotiated version, C-09, C-12), which the user's cannot override.
     fn headers(&self, accept: &str) -> Headers {
         let mut h = Headers::new();
         for (name, value) in &self.config.headers {
             h.set(name, value.clone());
         }
         h.set("accept", accept);
-        let session = self.session.borrow();
-        if let Some(id) = &session.id {
-            h.set("mcp-session-id", id.clone());
-        }
-        if let Some(version) = &session.version {
-            h.set("mcp-protocol-version", version.clone());
+        for (name, value) in self.session_headers().iter() {
+            h.set(name, value);
         }
         h
     }
@@ -194,14 +190,26 @@ impl<P: Platform> McpClient<P> {
             self.read_body(exchange, resp.body, started).await?;
             return Ok(PostReply::Accepted);
         }
+        if matches!(msg, Message::Notification { .. } | Message::Response { .. }) {
+            // A notification or response needs no answer (202). Whatever came instead (some
+            // servers answer 200 with a JSON body) is read, shown, and not parsed.
+            let body = self.read_body(exchange, resp.body, started).await?;
+            if !body.trim().is_empty() {
+                self.tracer.note(
+                    self.peer(),
+                    format!(
+                        "The server answered our {} with HTTP {} and a body instead of 202: ignored",
+                        msg.method().unwrap_or("response"),
+                        resp.status
+                    ),
+                );
+            }
+            return Ok(PostReply::Accepted);
+        }
         match media_type(&resp.headers).as_str() {
             "text/event-stream" => Ok(PostReply::Stream { exchange, body: resp.body }),
             "application/json" => {
                 let text = self.read_body(exchange, resp.body, started).await?;
-                if text.trim().is_empty() && matches!(msg, Message::Notification { .. } | Message::Response { .. }) {
-                    // Some servers answer notifications with 200 and no body instead of 202.
-                    return Ok(PostReply::Accepted);
-                }
                 let messages = Message::parse_all(&text)
                     .map_err(|e| McpError::Decode { reason: e.to_string(), raw: text.clone() })?;
                 for m in &messages {
@@ -215,9 +223,6 @@ impl<P: Platform> McpClient<P> {
             other => {
                 let got = other.to_owned();
                 let _ = self.read_body(exchange, resp.body, started).await;
-                if matches!(msg, Message::Notification { .. } | Message::Response { .. }) {
-                    return Ok(PostReply::Accepted);
-                }
                 Err(McpError::Protocol(ProtocolError::ContentType { got }))
             }
         }
@@ -250,7 +255,7 @@ impl<P: Platform> McpClient<P> {
 
     /// Ends the session (C-11). 405 means the server does not support it: that is fine.
     pub(super) async fn delete_session(&self) -> Result<(), McpError> {
-        if self.session.borrow().id.is_none() {
+        if self.session.borrow().id.is_none() || self.modern().is_some() {
             return Ok(());
         }
         let headers = self.headers("application/json, text/event-stream");

@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 
 /// The protocol versions this client speaks, newest first. The first one is what we ask for.
 pub const SUPPORTED_VERSIONS: [&str; 3] = ["2025-11-25", "2025-06-18", "2025-03-26"];
-/// The protocol that dropped `initialize` and sessions; recognised, not spoken (C-44).
+/// The protocol that dropped `initialize` and sessions (C-44, R-01).
 pub const MODERN_VERSION: &str = "2026-07-28";
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,9 +1,10 @@
-//! MCP messages (protocol versions 2025-03-26, 2025-06-18 and 2025-11-25), as `params` and
+//! MCP messages (protocol versions 2025-03-26, 2025-06-18, 2025-11-25 and 2026-07-28), as `params` and
 //! `result` payloads of JSON-RPC messages. Field names follow `schema.ts`; anything we do not
 //! model is kept in `extra` or as raw JSON so nothing a server sends is lost.
 
 mod content;
 mod lifecycle;
+mod modern;
 mod notifications;
 mod prompts;
 mod resources;
@@ -12,6 +13,7 @@ mod tools;
 
 pub use content::*;
 pub use lifecycle::*;
+pub use modern::*;
 pub use notifications::*;
 pub use prompts::*;
 pub use resources::*;
@@ -45,6 +47,9 @@ pub mod method {
     pub const ROOTS_LIST: &str = "roots/list";
     /// 2026-07-28: the discovery request that replaces `initialize`.
     pub const SERVER_DISCOVER: &str = "server/discover";
+    /// 2026-07-28: the long-lived request whose stream carries change notifications.
+    pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
+    pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 }
 
 /// A page of a `*/list` result: the items plus the cursor of the next page, if any (C-24).

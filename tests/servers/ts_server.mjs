@@ -1,0 +1,122 @@
+// A small MCP server built with the official TypeScript SDK v2 (@modelcontextprotocol/server),
+// which speaks the 2026-07-28 revision, for Loopscope's tests. It binds 127.0.0.1 only.
+//
+//     node ts_server.mjs --port 8124 [--legacy stateless|reject]
+//
+// `--legacy stateless` (the SDK's default) also serves 2025-era clients, statelessly;
+// `--legacy reject` refuses them. Tools: a plain one, one that fails (isError), one that asks
+// the client a question first (a multi round-trip request, answered by elicitation), and one
+// whose `region` parameter is mirrored into an Mcp-Param-Region header (SEP-2243). CORS allows
+// the page's headers, the 2026-07-28 ones included.
+import { createServer } from "node:http";
+import { McpServer, acceptedContent, createMcpHandler, fromJsonSchema, inputRequired } from "@modelcontextprotocol/server";
+
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : fallback;
+};
+const port = Number(arg("port"));
+const legacy = arg("legacy", "stateless");
+if (!port) throw new Error("--port is required");
+
+const NOTES = {
+  mcp: "MCP separates AI clients from tools: microservices for LLMs.",
+  revision: "2026-07-28 has no initialize handshake and no session: every request says its version.",
+};
+
+function factory() {
+  const server = new McpServer(
+    { name: "loopscope-ts-notes", version: "2.3.1" },
+    { instructions: "A notebook served by the TypeScript SDK v2 (MCP 2026-07-28)." },
+  );
+  server.registerTool(
+    "search_notes",
+    {
+      description: "Search the notebook for a word.",
+      inputSchema: fromJsonSchema({ type: "object", properties: { query: { type: "string" } }, required: ["query"] }),
+    },
+    async ({ query }) => {
+      const hits = Object.entries(NOTES).filter(([k, v]) => (k + v).toLowerCase().includes(String(query).toLowerCase()));
+      return { content: [{ type: "text", text: hits.length ? hits.map(([k, v]) => `${k}: ${v}`).join("\n") : `No note mentions "${query}".` }] };
+    },
+  );
+  server.registerTool(
+    "always_fails",
+    { description: "A tool that fails, so the result comes back with isError: true.", inputSchema: fromJsonSchema({ type: "object", properties: {} }) },
+    async () => ({ isError: true, content: [{ type: "text", text: "always_fails failed on purpose" }] }),
+  );
+  server.registerTool(
+    "greet",
+    { description: "Asks the user's name first (a multi round-trip request), then greets them.", inputSchema: fromJsonSchema({ type: "object", properties: {} }) },
+    async (_args, ctx) => {
+      const answer = acceptedContent(ctx.mcpReq.inputResponses, "who");
+      if (!answer?.name) {
+        return inputRequired({
+          inputRequests: {
+            who: inputRequired.elicit({
+              message: "What is your name?",
+              requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+            }),
+          },
+        });
+      }
+      return { content: [{ type: "text", text: `Hello, ${answer.name}!` }] };
+    },
+  );
+  server.registerTool(
+    "weather",
+    {
+      description: "The weather in a region (the region travels in an Mcp-Param-Region header too).",
+      inputSchema: fromJsonSchema({
+        type: "object",
+        properties: { region: { type: "string", "x-mcp-header": "Region" }, day: { type: "string" } },
+        required: ["region"],
+      }),
+    },
+    async ({ region }) => ({ content: [{ type: "text", text: `Sunny in ${region}.` }] }),
+  );
+  server.registerResource(
+    "index",
+    "notes://index",
+    { mimeType: "text/plain", description: "The ids of every note." },
+    async (uri) => ({ contents: [{ uri: uri.href, mimeType: "text/plain", text: Object.keys(NOTES).join("\n") }] }),
+  );
+  return server;
+}
+
+const handler = createMcpHandler(factory, { legacy });
+const CORS = {
+  "access-control-allow-origin": "*",
+  "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
+  "access-control-expose-headers": "Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate",
+  "access-control-max-age": "600",
+};
+
+createServer(async (req, res) => {
+  if (req.method === "OPTIONS") {
+    // The preflight names the headers the request will carry (Mcp-Param-* vary per tool).
+    res.writeHead(204, { ...CORS, "access-control-allow-headers": req.headers["access-control-request-headers"] ?? "*" });
+    return res.end();
+  }
+  const chunks = [];
+  for await (const c of req) chunks.push(c);
+  const body = Buffer.concat(chunks);
+  const request = new Request(`http://127.0.0.1:${port}${req.url}`, {
+    method: req.method,
+    headers: Object.entries(req.headers).filter(([, v]) => typeof v === "string"),
+    body: req.method === "GET" || req.method === "HEAD" || body.length === 0 ? undefined : body,
+  });
+  const response = await handler.fetch(request);
+  const headers = { ...CORS };
+  response.headers.forEach((v, k) => (headers[k] = v));
+  res.writeHead(response.status, headers);
+  if (!response.body) return res.end();
+  const reader = response.body.getReader();
+  res.on("close", () => reader.cancel().catch(() => {}));
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    res.write(value);
+  }
+  res.end();
+}).listen(port, "127.0.0.1", () => console.log(`ready on ${port} (legacy: ${legacy})`));
