@@ -72,7 +72,8 @@ fn Sampling(id: u64, server: String, params: CreateMessageParams) -> impl IntoVi
     view! {
         <h3 id=format!("dialog-{id}-title")>{format!("The MCP server \"{server}\" asks Claude for a message")}</h3>
         <p class="hint">"Sampling: the server wants an LLM answer. Nothing is sent until you press Send, with your key; \
-            you can edit the request and the answer."</p>
+            you can edit the request and the answer. (Deprecated in MCP 2026-07-28, SEP-2577: it still works, \
+            but servers are asked to call an LLM API of their own.)"</p>
         {system.map(|s| view! { <p><strong>"System prompt: "</strong>{s}</p> })}
         <div class="field">
             <label for=format!("dialog-{id}-prompt")>{if asked > max_tokens {

@@ -5,6 +5,9 @@ export const FIXTURES = {
   "python-nocors": 18423,
   faults: 18424,
   claude: 18425,
+  ts: 18426,
+  "ts-reject": 18427,
+  python2: 18428,
 };
 
 export const URLS = {
@@ -13,4 +16,7 @@ export const URLS = {
   pythonNoCors: `http://127.0.0.1:${FIXTURES["python-nocors"]}/mcp`,
   fault: (scenario) => `http://127.0.0.1:${FIXTURES.faults}/${scenario}/mcp`,
   claude: `http://127.0.0.1:${FIXTURES.claude}`,
+  ts: `http://127.0.0.1:${FIXTURES.ts}/mcp`,
+  tsReject: `http://127.0.0.1:${FIXTURES["ts-reject"]}/mcp`,
+  python2: `http://127.0.0.1:${FIXTURES.python2}/mcp`,
 };

@@ -10,7 +10,7 @@ test("one turn across server-everything, the Python SDK server and a local funct
   const key = "sk-e2e-loop";
   await useFakeClaude(page, key);
   const everything = await addServer(page, URLS.everything, "everything");
-  await expect(everything.getByText("2025-11-25")).toBeVisible();
+  await expect(everything.locator(".server-info strong")).toHaveText("2025-11-25");
   await addServer(page, URLS.python, "notes");
   await snap(page, "servers-connected");
 

@@ -23,12 +23,12 @@ test("rows stay on their server's lane, and take its name, as more servers conne
   await addForm(page).getByLabel("MCP server URL").fill(URLS.python);
   await addForm(page).getByRole("button", { name: "Connect" }).click();
   await expect(page.getByRole("article", { name: "loopscope_notes" }).getByText("connected", { exact: true })).toBeVisible();
-  const notes = await timelineRow(page, /^Loopscope to MCP: loopscope_notes: initialize #1/);
+  const notes = await timelineRow(page, /^Loopscope to MCP: loopscope_notes: initialize #\d+/);
   await addServer(page, URLS.everything, "everything");
   await expect(page.locator(".tl-lanes .tl-lane", { hasText: "MCP: everything" })).toBeVisible();
   await expect(notes).toBeVisible();
   expect(await offLane(page, notes, "MCP: loopscope_notes")).toBeLessThan(3);
-  const everything = await timelineRow(page, /^Loopscope to MCP: everything: initialize #1/);
+  const everything = await timelineRow(page, /^Loopscope to MCP: everything: initialize #\d+/);
   expect(await offLane(page, everything, "MCP: everything")).toBeLessThan(3);
   await snap(page, "servers-two-lanes");
   console.expectNone();

@@ -134,8 +134,8 @@ impl McpError {
             McpError::Http { status: 502..=504, .. } => "A gateway or proxy in front of the server failed: the server may be down or too slow.".into(),
             McpError::Rpc(e) if e.code == ErrorCode::METHOD_NOT_FOUND => "The server does not implement this method.".into(),
             McpError::Rpc(e) if e.code == ErrorCode::INVALID_PARAMS => "The server rejected the arguments: compare them with the input schema.".into(),
-            McpError::Protocol(ProtocolError::ModernOnly { .. }) => "This server needs a client for MCP 2026-07-28. Use a server (or SDK version) that still \
-                answers initialize, or a newer client."
+            McpError::Protocol(ProtocolError::ModernOnly { .. }) => "This server speaks only 2026-07-28, which has no initialize handshake. \
+                Set Revision to Automatic (or 2026-07-28) on its card to speak it."
                 .into(),
             McpError::Timeout { .. } => "The server took too long. Slow tools should send progress notifications, which extend the timeout.".into(),
             _ => return None,

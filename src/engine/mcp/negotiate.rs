@@ -48,7 +48,9 @@ pub fn classify(outcome: Result<Value, McpError>) -> Verdict {
         McpError::Timeout { .. } | McpError::Cancelled | McpError::Decode { .. } => Verdict::Fail(error),
         // In a browser, a 2025 server whose CORS rules do not allow the new headers fails the
         // probe's preflight: a network error here may well be a legacy server.
-        McpError::Network { .. } => legacy(format!("server/discover got no answer ({error})")),
+        McpError::Network { .. } => legacy(
+            "server/discover got no HTTP answer (as when a 2025 server's CORS rules do not allow the 2026-07-28 headers)".into(),
+        ),
         _ => match error.rpc_error() {
             Some(e) if e.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION => match supported(e.data.as_ref()) {
                 Some(list) if list.iter().any(|v| v == Revision::V2026_07_28.as_str()) => {

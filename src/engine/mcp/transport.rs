@@ -100,7 +100,10 @@ impl<P: Platform> McpClient<P> {
             Err(e) => {
                 let elapsed_ms = self.platform.now_ms() - started;
                 self.tracer.emit(self.peer(), TraceKind::HttpFailed { exchange, error: e.message.clone(), elapsed_ms });
-                let reach = self.reach().await;
+                // The negotiation probe failing is an answer in itself (a 2025 server whose CORS
+                // rules refuse the new headers); only failures the user sees are looked into.
+                let probe = message.and_then(Message::method) == Some(crate::protocol::mcp::method::SERVER_DISCOVER);
+                let reach = if probe { Reach::Unknown } else { self.reach().await };
                 Err(McpError::Network { message: e.message, reach })
             }
         }

@@ -7,7 +7,8 @@ use leptos::prelude::*;
 use super::explore::{LogTab, PromptsTab, ResourcesTab};
 use super::parse_headers;
 use super::tools::{LocalTools, ToolsTab};
-use crate::engine::mcp::Connection;
+use crate::engine::mcp::{Connection, RevisionChoice};
+use crate::protocol::mcp::Revision;
 use crate::web::state::{ServerEntry, use_services};
 use crate::web::widgets::{Disclosure, FailureBox};
 
@@ -17,6 +18,22 @@ enum Tab {
     Resources,
     Prompts,
     Log,
+}
+
+/// Capabilities 2026-07-28 deprecated (SEP-2577): still working, shown as such.
+fn deprecated(capability: &str) -> bool {
+    capability == "logging"
+}
+
+fn choice_value(c: RevisionChoice) -> &'static str {
+    match c {
+        RevisionChoice::Auto => "auto",
+        RevisionChoice::Pin(r) => r.as_str(),
+    }
+}
+
+fn choice_from(value: &str) -> RevisionChoice {
+    Revision::parse(value).map_or(RevisionChoice::Auto, RevisionChoice::Pin)
 }
 
 /// The status dot's class.
@@ -115,12 +132,21 @@ pub fn ServerCard(entry: ServerEntry) -> impl IntoView {
                 }
             }))}
             <Show when=move || open.get()>
-                {move || data.with(|d| d.info.clone()).map(|info| {
-                    let caps = info.capabilities.names().join(", ");
+                {move || data.with(|d| d.info.clone().map(|i| (i, d.why.clone()))).map(|(info, why)| {
+                    let modern = Revision::parse(&info.protocol_version).is_some_and(Revision::is_modern);
+                    let caps = info
+                        .capabilities
+                        .names()
+                        .into_iter()
+                        .map(|c| if deprecated(c) { format!("{c} (deprecated in 2026-07-28)") } else { c.to_owned() })
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    let shape = if modern { "no handshake, no session: each request says its version" } else { "initialize handshake and a session" };
                     view! {
                         <dl class="server-info">
                             <dt>"Server"</dt><dd>{format!("{} {}", info.server_info.name, info.server_info.version)}</dd>
-                            <dt>"Protocol"</dt><dd>{info.protocol_version.clone()}</dd>
+                            <dt>"Protocol"</dt><dd><strong>{info.protocol_version.clone()}</strong>{format!(" · {shape}")}</dd>
+                            <dt>"Why"</dt><dd class="why">{why}</dd>
                             <dt>"Capabilities"</dt><dd>{if caps.is_empty() { "none".to_owned() } else { caps }}</dd>
                             <dt>"Server stream"</dt><dd>{move || data.with(|d| d.stream.clone()).unwrap_or_else(|| "—".into())}</dd>
                         </dl>
@@ -129,6 +155,16 @@ pub fn ServerCard(entry: ServerEntry) -> impl IntoView {
                         })}
                     }
                 })}
+                <div class="field inline revision">
+                    <label for=format!("server-{}-revision", sid.get_value())>"Revision"</label>
+                    <select id=format!("server-{}-revision", sid.get_value())
+                        title="Pin a protocol revision to compare how the same server is spoken to under each"
+                        prop:value=move || data.with(|d| choice_value(d.revision))
+                        on:change=move |ev| svc.pin_revision(sid.get_value(), choice_from(&event_target_value(&ev)))>
+                        <option value="auto" title="The newest revision both sides speak">"Automatic"</option>
+                        {Revision::ALL.map(|r| view! { <option value=r.as_str()>{r.as_str()}</option> }).collect_view()}
+                    </select>
+                </div>
                 <div class="card-actions">
                     // One button that does what the state calls for: disconnect a live connection,
                     // or (re)connect with the headers this page load has.

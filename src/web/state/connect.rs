@@ -16,7 +16,7 @@ use crate::engine::cancel::CancelToken;
 use crate::engine::demo::DEMO_SERVER_URL;
 use crate::engine::layer::Layer;
 use crate::engine::mcp::{
-    Connection, ElicitationHandler, Handlers, ListKind, ListenEnd, McpClient, McpError, RequestOptions,
+    Connection, ElicitationHandler, Handlers, ListKind, ListenEnd, McpClient, McpError, RequestOptions, RevisionChoice,
     SamplingHandler, ServerConfig, ServerNotification, local_network_hint,
 };
 use crate::protocol::jsonrpc::{ErrorCode, ErrorObject};
@@ -126,6 +126,7 @@ impl Services {
                 names.push("Authorization".into());
             }
             let entry = self.servers.push(id.clone(), saved.url.clone(), saved.label.clone(), names.clone());
+            entry.update(|d| d.revision = super::servers::choice_of(saved.revision.as_deref()));
             if !saved.headers.is_empty() {
                 entry.update(|d| d.remember_headers = true);
                 self.connect(id, saved.headers);
@@ -159,6 +160,7 @@ impl Services {
         }
         let mut config = ServerConfig::new(id.clone(), url.clone());
         config.headers = headers.clone();
+        config.revision = entry.data.with_untracked(|d| d.revision);
         let (platform, tracer) = self.runtime(|r| (r.platform.clone(), r.tracer.clone()));
         let client = Rc::new(McpClient::new(platform, config, tracer, handlers));
         let listen = CancelToken::new();
@@ -196,6 +198,7 @@ impl Services {
                             d.label = unique_label(name, taken.iter().map(String::as_str));
                         }
                         d.info = Some(info);
+                        d.why = client.why();
                     });
                     svc.servers.save();
                     svc.load_lists(&id, &client).await;
@@ -269,6 +272,17 @@ impl Services {
                     svc.servers.log(&id, "warning", format!("DELETE of the session failed: {e}"), now);
                 }
             });
+        }
+    }
+
+    /// Pins the server's protocol revision (or lets the client find it out again) and
+    /// reconnects with it, so the same server can be compared under two revisions.
+    pub fn pin_revision(&self, id: String, choice: RevisionChoice) {
+        if let Some(entry) = self.servers.entry(&id) {
+            entry.update(|d| d.revision = choice);
+            self.servers.save();
+            self.disconnect(id.clone());
+            self.reconnect(id);
         }
     }
 

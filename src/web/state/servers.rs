@@ -13,7 +13,8 @@ use super::storage;
 use crate::engine::agent::ServerHandle;
 use crate::engine::agent::catalog::slug;
 use crate::engine::cancel::CancelToken;
-use crate::engine::mcp::{Connection, McpClient, ToolList, display_name};
+use crate::engine::mcp::{Connection, McpClient, RevisionChoice, ToolList, display_name};
+use crate::protocol::mcp::Revision;
 use crate::protocol::mcp::{InitializeResult, Prompt, Resource, ResourceTemplate};
 use crate::web::PagePlatform as Platform;
 
@@ -52,6 +53,10 @@ pub struct ServerData {
     pub subscribed: Vec<String>,
     /// The resource last read by hand, shown in the Resources tab.
     pub reading: Option<super::Reading>,
+    /// The protocol revision: found out (Auto) or pinned by the user to compare revisions.
+    pub revision: RevisionChoice,
+    /// Why the connection speaks the revision it does, as the client said.
+    pub why: String,
 }
 
 /// One server on the page: its own reactive state, apart from every other server's, so a log
@@ -119,6 +124,21 @@ pub struct Saved {
     /// Earlier saves said only whether there were headers.
     #[serde(skip_serializing)]
     pub had_headers: bool,
+    /// The pinned protocol revision, if the user pinned one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub revision: Option<String>,
+}
+
+/// A pin as saved, and back.
+pub fn pin_of(choice: RevisionChoice) -> Option<String> {
+    match choice {
+        RevisionChoice::Auto => None,
+        RevisionChoice::Pin(r) => Some(r.as_str().to_owned()),
+    }
+}
+
+pub fn choice_of(saved: Option<&str>) -> RevisionChoice {
+    saved.and_then(Revision::parse).map_or(RevisionChoice::Auto, RevisionChoice::Pin)
 }
 
 pub struct Conn {
@@ -243,6 +263,7 @@ impl Servers {
                         Vec::new()
                     },
                     had_headers: false,
+                    revision: s.data.with_untracked(|d| pin_of(d.revision)),
                 })
                 .collect()
         });

@@ -180,6 +180,12 @@ pub fn Rows() -> impl IntoView {
                 }
                 None
             }
+            // The details may open before focus moves into them: Escape closes them from here too.
+            "Escape" if trace.selected.get_untracked().is_some() => {
+                ev.prevent_default();
+                trace.selected.set(None);
+                None
+            }
             _ => None,
         };
         if let Some(n) = next {
