@@ -29,6 +29,7 @@ mod driver {
 
     use futures::FutureExt;
     use futures::future::LocalBoxFuture;
+    use loopscope::engine::auth::{Auth, ClientSettings, Preregistered, UserAgent};
     use loopscope::engine::cancel::CancelToken;
     use loopscope::engine::mcp::{
         ElicitationHandler, Handlers, McpClient, McpError, RequestOptions, RevisionChoice, ServerConfig,
@@ -44,6 +45,42 @@ mod driver {
     impl ElicitationHandler for AcceptAsIs {
         fn elicit(&self, _: &str, _: ElicitParams) -> LocalBoxFuture<'static, Result<ElicitResult, ErrorObject>> {
             async { Ok(ElicitResult { action: ElicitAction::Accept, content: Some(Map::new()) }) }.boxed_local()
+        }
+    }
+
+    /// The "browser" of the authorization step: follows nothing, reads where the sign-in page
+    /// sends it back (the suite's authorization servers redirect at once; the redirect URI is
+    /// never fetched).
+    struct ReadRedirect(reqwest::Client);
+    impl UserAgent for ReadRedirect {
+        fn sign_in(&self, url: &str) -> LocalBoxFuture<'static, Result<String, String>> {
+            let request = self.0.get(url);
+            async move {
+                let response = request.send().await.map_err(|e| format!("the sign-in page: {e}"))?;
+                let location = response.headers().get("location").and_then(|l| l.to_str().ok());
+                location
+                    .map(str::to_owned)
+                    .ok_or_else(|| format!("the sign-in page answered {} without a redirect", response.status()))
+            }
+            .boxed_local()
+        }
+    }
+
+    /// How the driver presents itself: the suite's client ID metadata document URL, and the
+    /// pre-registered client a scenario's context gives.
+    fn client_settings() -> ClientSettings {
+        let ctx = context();
+        let text = |k: &str| ctx.get(k).and_then(Value::as_str).map(str::to_owned);
+        let preregistered = text("client_id").map(|client_id| Preregistered {
+            client_id,
+            client_secret: text("client_secret"),
+            issuer: text("issuer"),
+        });
+        ClientSettings {
+            client_name: "Loopscope conformance driver".into(),
+            redirect_uri: "http://localhost:3000/callback".into(),
+            metadata_document: Some("https://conformance-test.local/client-metadata.json".into()),
+            preregistered,
         }
     }
 
@@ -92,7 +129,22 @@ mod driver {
         let platform = support::Native::new();
         let handlers = Handlers { elicitation: Some(Rc::new(AcceptAsIs)), ..Default::default() };
         let config = ServerConfig { revision, ..ServerConfig::new("conformance", url) };
-        let client = McpClient::new(platform, config, Tracer::silent(), handlers);
+        let tracer = Tracer::silent();
+        let browser = reqwest::Client::builder()
+            .no_proxy()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("an HTTP client");
+        let auth = Auth::new(
+            platform.clone(),
+            tracer.clone(),
+            "conformance",
+            url,
+            client_settings(),
+            Rc::new(ReadRedirect(browser)),
+        );
+        let auth = Rc::new(auth.on_status(|s| eprintln!("authorization: {s:?}")));
+        let client = McpClient::new(platform, config, tracer, handlers).with_auth(auth);
         let info = client.connect().await.map_err(|e| format!("connect: {e}"))?;
         eprintln!("connected: {} ({}) — {}", info.protocol_version, info.server_info.name, client.why());
         // As the page does: the server's own stream is open while the user works.

@@ -26,6 +26,8 @@ pub enum Layer {
     Tool,
     /// The client refused before sending anything (invalid input, unknown tool, broken history).
     Client,
+    /// Getting a token failed: discovery, registration, the user's sign-in, or the token request.
+    Auth,
 }
 
 impl Layer {
@@ -40,6 +42,7 @@ impl Layer {
             Layer::Cancelled => "cancelled",
             Layer::Tool => "tool isError",
             Layer::Client => "client",
+            Layer::Auth => "authorization",
         }
     }
 }

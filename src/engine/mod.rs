@@ -4,11 +4,13 @@
 //! tests and in the page over `fetch`. Never names leptos or web_sys (ARCHITECTURE.md).
 
 pub mod agent;
+pub mod auth;
 pub mod cancel;
 pub mod claude;
 pub mod curl;
 pub mod deadline;
 pub mod demo;
+pub mod encoding;
 pub mod form;
 pub mod layer;
 pub mod mcp;

@@ -1,4 +1,5 @@
-//! What the engine needs from the world: HTTP with a streamed body, a clock and a timer.
+//! What the engine needs from the world: HTTP with a streamed body, a clock, a timer and
+//! randomness.
 //!
 //! The page implements it over `fetch` and `setTimeout`; tests implement it natively. Futures
 //! are not `Send`: the browser is single-threaded and so is everything the engine runs on.
@@ -126,6 +127,8 @@ pub trait Platform {
     async fn sleep(&self, ms: u64);
     /// A uniformly distributed number in [0, 1), for retry jitter.
     fn random(&self) -> f64;
+    /// Fills `buf` from a cryptographically secure generator (PKCE verifiers, OAuth `state`).
+    fn random_bytes(&self, buf: &mut [u8]);
 }
 
 /// A shared platform is a platform (the page and the tests hand out `Rc`s).
@@ -144,6 +147,9 @@ impl<P: Platform> Platform for std::rc::Rc<P> {
     }
     fn random(&self) -> f64 {
         (**self).random()
+    }
+    fn random_bytes(&self, buf: &mut [u8]) {
+        (**self).random_bytes(buf)
     }
 }
 

@@ -2,6 +2,7 @@
 //! template names (for the form), and the expansion of a template with the user's values.
 //! Strings, lists and associative arrays expand as the RFC says, with its own examples as tests.
 
+use crate::engine::encoding::percent_encode;
 use serde_json::{Map, Value};
 
 /// One operator's expansion rules (RFC 6570, Appendix A).
@@ -55,51 +56,6 @@ fn expression(body: &str) -> (Option<char>, Vec<VarSpec<'_>>) {
     (op, rest.split(',').filter(|s| !s.is_empty()).map(varspec).collect())
 }
 
-fn is_unreserved(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
-}
-
-fn is_reserved(b: u8) -> bool {
-    matches!(
-        b,
-        b':' | b'/'
-            | b'?'
-            | b'#'
-            | b'['
-            | b']'
-            | b'@'
-            | b'!'
-            | b'$'
-            | b'&'
-            | b'\''
-            | b'('
-            | b')'
-            | b'*'
-            | b'+'
-            | b','
-            | b';'
-            | b'='
-    )
-}
-
-fn encode(text: &str, reserved: bool) -> String {
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
-    let bytes = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
-    for (i, &b) in bytes.iter().enumerate() {
-        let hex = |at: usize| bytes.get(at).is_some_and(u8::is_ascii_hexdigit);
-        let triplet = b == b'%' && hex(i + 1) && hex(i + 2);
-        if is_unreserved(b) || (reserved && (is_reserved(b) || triplet)) {
-            out.push(b as char);
-        } else {
-            out.push('%');
-            out.push(HEX[(b >> 4) as usize] as char);
-            out.push(HEX[(b & 15) as usize] as char);
-        }
-    }
-    out
-}
-
 fn scalar(v: &Value) -> Option<String> {
     match v {
         Value::String(s) => Some(s.clone()),
@@ -125,7 +81,7 @@ fn expand_var(o: &Op, v: &VarSpec<'_>, value: &Value) -> Option<String> {
             Some(n) => s.chars().take(n).collect(),
             None => s,
         };
-        return Some(named(encode(&s, o.reserved), s.is_empty()));
+        return Some(named(percent_encode(&s, o.reserved), s.is_empty()));
     }
     // A list, or an associative array as (key, value) pairs.
     let (items, pairs): (Vec<String>, bool) = match value {
@@ -138,7 +94,7 @@ fn expand_var(o: &Op, v: &VarSpec<'_>, value: &Value) -> Option<String> {
     if items.is_empty() {
         return None;
     }
-    let enc = |s: &String| encode(s, o.reserved);
+    let enc = |s: &String| percent_encode(s, o.reserved);
     if !v.explode {
         let joined = items.iter().map(enc).collect::<Vec<_>>().join(",");
         return Some(named(joined, false));

@@ -1,4 +1,4 @@
-//! Wire types, exactly as the specs spell them: JSON-RPC 2.0, MCP and the Claude Messages API.
+//! Wire types, exactly as the specs spell them: JSON-RPC 2.0, MCP, OAuth and the Claude Messages API.
 //!
 //! Serde only: nothing here does I/O, holds state or knows about the browser. Every type keeps
 //! what it does not understand (as raw JSON) instead of failing, because servers and the API
@@ -7,3 +7,4 @@
 pub mod claude;
 pub mod jsonrpc;
 pub mod mcp;
+pub mod oauth;

@@ -7,6 +7,7 @@ pub mod platform;
 mod schema_form;
 mod servers;
 mod settings_panel;
+mod sign_in;
 pub mod state;
 mod theme;
 mod timeline;

@@ -4,14 +4,18 @@
 //! ```text
 //! fixtures [--everything PORT] [--python PORT] [--python-json PORT] [--python-nocors PORT]
 //!          [--python2 PORT] [--ts PORT] [--ts-reject PORT]
+//!          [--oauth PORT] [--oauth-nocors PORT] [--oauth-short PORT]
 //!          [--faults PORT] [--claude PORT] [--parent PID] [--max-seconds N]
 //! ```
+//! An `--oauth*` PORT is the MCP server's; its authorization server listens on PORT + 1
+//! (`-nocors`: no CORS on its registration endpoint, as oidc-provider ships; `-short`: tokens
+//! that live 15 s, to see them refreshed).
 //! Everything binds 127.0.0.1. Prints `ready` once every server listens, then runs until
 //! killed, until `--parent` exits, or for at most `--max-seconds` (default 1800).
 
 use std::time::{Duration, Instant};
 use testkit::mcp_faults::Faults;
-use testkit::real::{self, PyMode};
+use testkit::real::{self, AuthCors, OAuthOptions, PyMode};
 
 /// Fails with a clear message when another process already holds a fixture port, instead of
 /// letting a server die with an obscure "address in use" in its log.
@@ -34,6 +38,7 @@ fn parent_alive(pid: u32) -> bool {
 async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut servers = Vec::new();
+    let mut stacks = Vec::new();
     let mut faults = None;
     let mut claude = None;
     let mut parent = None;
@@ -51,6 +56,14 @@ async fn main() {
             "--python2" => servers.push(real::python2_on(port())),
             "--ts" => servers.push(real::ts_v2_on(port(), false)),
             "--ts-reject" => servers.push(real::ts_v2_on(port(), true)),
+            "--oauth" | "--oauth-nocors" | "--oauth-short" => {
+                let port = port();
+                let options = OAuthOptions {
+                    cors: if flag == "--oauth-nocors" { AuthCors::NoRegistration } else { AuthCors::All },
+                    ttl_s: if flag == "--oauth-short" { 15 } else { 3600 },
+                };
+                stacks.push(real::oauth_on(port, ensure_free(flag, port + 1), options));
+            }
             "--faults" => faults = Some(Faults::start(port()).await),
             "--claude" => claude = Some(testkit::fake_claude::FakeClaude::start(port()).await),
             "--parent" => parent = Some(value.parse::<u32>().expect("--parent PID")),
@@ -75,4 +88,5 @@ async fn main() {
     drop(faults);
     drop(claude);
     drop(servers);
+    drop(stacks);
 }

@@ -140,3 +140,66 @@ pub fn python2_on(port: u16) -> RealServer {
     cmd.arg(root.join("tests/servers/py2_server.py")).arg("--port").arg(port.to_string());
     RealServer::start("python MCP SDK 2 server", cmd, port)
 }
+
+/// An OAuth-protected MCP server: a real authorization server (oidc-provider,
+/// tests/servers/auth_server.mjs) and our TypeScript SDK v2 server as its resource server. Both
+/// stop when this drops.
+pub struct OAuthStack {
+    pub mcp: RealServer,
+    pub authorization: RealServer,
+}
+
+/// Which of the authorization server's endpoints a browser may read (CORS).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AuthCors {
+    /// All of them, registration included.
+    All,
+    /// All but registration, as oidc-provider ships: a page cannot register itself.
+    NoRegistration,
+    None,
+}
+
+/// How the stack's authorization server is set up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OAuthOptions {
+    pub cors: AuthCors,
+    /// Access tokens live this many seconds.
+    pub ttl_s: u32,
+}
+
+impl Default for OAuthOptions {
+    fn default() -> Self {
+        Self { cors: AuthCors::All, ttl_s: 3600 }
+    }
+}
+
+pub fn oauth(options: OAuthOptions) -> OAuthStack {
+    oauth_on(free_port(), free_port(), options)
+}
+
+pub fn oauth_on(mcp_port: u16, as_port: u16, options: OAuthOptions) -> OAuthStack {
+    let root = repo_root();
+    let mut cmd = Command::new("node");
+    cmd.current_dir(&root)
+        .arg(root.join("tests/servers/auth_server.mjs"))
+        .arg("--port")
+        .arg(as_port.to_string())
+        .arg("--ttl")
+        .arg(options.ttl_s.to_string())
+        .arg("--cors")
+        .arg(match options.cors {
+            AuthCors::All => "all",
+            AuthCors::NoRegistration => "no-registration",
+            AuthCors::None => "none",
+        });
+    let authorization = RealServer::start("oidc-provider authorization server", cmd, as_port);
+    let mut cmd = Command::new("node");
+    cmd.current_dir(&root)
+        .arg(root.join("tests/servers/ts_server.mjs"))
+        .arg("--port")
+        .arg(mcp_port.to_string())
+        .arg("--auth")
+        .arg(format!("http://127.0.0.1:{as_port}"));
+    let mcp = RealServer::start("TypeScript SDK v2 server (OAuth)", cmd, mcp_port);
+    OAuthStack { mcp, authorization }
+}

@@ -8,6 +8,10 @@ export const FIXTURES = {
   ts: 18426,
   "ts-reject": 18427,
   python2: 18428,
+  // OAuth stacks: the MCP server on this port, its authorization server on the next one.
+  oauth: 18430,
+  "oauth-nocors": 18432,
+  "oauth-short": 18434,
 };
 
 export const URLS = {
@@ -19,4 +23,9 @@ export const URLS = {
   ts: `http://127.0.0.1:${FIXTURES.ts}/mcp`,
   tsReject: `http://127.0.0.1:${FIXTURES["ts-reject"]}/mcp`,
   python2: `http://127.0.0.1:${FIXTURES.python2}/mcp`,
+  oauth: `http://127.0.0.1:${FIXTURES.oauth}/mcp`,
+  oauthIssuer: `http://127.0.0.1:${FIXTURES.oauth + 1}`,
+  oauthNoCors: `http://127.0.0.1:${FIXTURES["oauth-nocors"]}/mcp`,
+  oauthNoCorsIssuer: `http://127.0.0.1:${FIXTURES["oauth-nocors"] + 1}`,
+  oauthShort: `http://127.0.0.1:${FIXTURES["oauth-short"]}/mcp`,
 };

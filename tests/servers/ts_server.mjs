@@ -1,15 +1,32 @@
 // A small MCP server built with the official TypeScript SDK v2 (@modelcontextprotocol/server),
 // which speaks the 2026-07-28 revision, for Loopscope's tests. It binds 127.0.0.1 only.
 //
-//     node ts_server.mjs --port 8124 [--legacy stateless|reject]
+//     node ts_server.mjs --port 8124 [--legacy stateless|reject] [--auth ISSUER]
 //
 // `--legacy stateless` (the SDK's default) also serves 2025-era clients, statelessly;
 // `--legacy reject` refuses them. Tools: a plain one, one that fails (isError), one that asks
 // the client a question first (a multi round-trip request, answered by elicitation), and one
 // whose `region` parameter is mirrored into an Mcp-Param-Region header (SEP-2243). CORS allows
 // the page's headers, the 2026-07-28 ones included.
+//
+// `--auth ISSUER` makes it an OAuth-protected resource of that authorization server (in the
+// tests, oidc-provider: auth_server.mjs), with the SDK's own pieces: Protected Resource Metadata
+// (RFC 9728), and bearer tokens checked (a JWT from the issuer, for this server's URL, with
+// notes:read); `add_note` needs notes:write too, and asks for it with a 403 (step-up).
 import { createServer } from "node:http";
-import { McpServer, acceptedContent, createMcpHandler, fromJsonSchema, inputRequired } from "@modelcontextprotocol/server";
+import { createRemoteJWKSet, jwtVerify } from "jose";
+import {
+  McpServer,
+  OAuthError,
+  acceptedContent,
+  bearerAuthChallengeResponse,
+  createMcpHandler,
+  fromJsonSchema,
+  getOAuthProtectedResourceMetadataUrl,
+  inputRequired,
+  oauthMetadataResponse,
+  requireBearerAuth,
+} from "@modelcontextprotocol/server";
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -17,6 +34,7 @@ const arg = (name, fallback) => {
 };
 const port = Number(arg("port"));
 const legacy = arg("legacy", "stateless");
+const issuer = arg("auth");
 if (!port) throw new Error("--port is required");
 
 const NOTES = {
@@ -75,6 +93,19 @@ function factory() {
     },
     async ({ region }) => ({ content: [{ type: "text", text: `Sunny in ${region}.` }] }),
   );
+  if (issuer) {
+    server.registerTool(
+      "add_note",
+      {
+        description: "Adds a note to the notebook (needs the notes:write scope).",
+        inputSchema: fromJsonSchema({ type: "object", properties: { text: { type: "string" } }, required: ["text"] }),
+      },
+      async ({ text }) => {
+        NOTES[`note${Object.keys(NOTES).length + 1}`] = String(text);
+        return { content: [{ type: "text", text: `Added: ${text}` }] };
+      },
+    );
+  }
   server.registerResource(
     "index",
     "notes://index",
@@ -92,6 +123,47 @@ const CORS = {
   "access-control-max-age": "600",
 };
 
+/// With --auth: the answer for a request without the token it needs, or null to serve it.
+async function authorize(request, body) {
+  if (!issuer) return null;
+  const resource = new URL(`http://127.0.0.1:${port}/mcp`);
+  const resourceMetadataUrl = getOAuthProtectedResourceMetadataUrl(resource);
+  const gate = requireBearerAuth({ verifier, requiredScopes: ["notes:read"], resourceMetadataUrl, expectedResource: resource });
+  const auth = await gate(request);
+  if (auth instanceof Response) return auth;
+  let message = {};
+  try {
+    message = JSON.parse(body.toString() || "{}");
+  } catch {}
+  if (message.method === "tools/call" && message.params?.name === "add_note" && !auth.scopes.includes("notes:write")) {
+    const error = new OAuthError("insufficient_scope", "add_note needs the notes:write scope");
+    return bearerAuthChallengeResponse(error, { requiredScopes: ["notes:write"], resourceMetadataUrl });
+  }
+  return null;
+}
+
+// Tokens are JWTs signed by the issuer, for this server (their audience).
+const jwks = issuer ? createRemoteJWKSet(new URL(`${issuer}/jwks`)) : null;
+const verifier = {
+  async verifyAccessToken(token) {
+    try {
+      const { payload } = await jwtVerify(token, jwks, { issuer });
+      return {
+        token,
+        clientId: String(payload.client_id ?? ""),
+        scopes: String(payload.scope ?? "").split(" ").filter(Boolean),
+        expiresAt: payload.exp,
+        resource: new URL(Array.isArray(payload.aud) ? payload.aud[0] : payload.aud),
+      };
+    } catch (e) {
+      throw new OAuthError("invalid_token", `token refused: ${e.message}`);
+    }
+  },
+};
+const metadata = issuer
+  ? { oauthMetadata: await (await fetch(`${issuer}/.well-known/openid-configuration`)).json(), resourceServerUrl: new URL(`http://127.0.0.1:${port}/mcp`), scopesSupported: ["notes:read"], resourceName: "Loopscope test notebook", dangerouslyAllowInsecureIssuerUrl: true }
+  : null;
+
 createServer(async (req, res) => {
   if (req.method === "OPTIONS") {
     // The preflight names the headers the request will carry (Mcp-Param-* vary per tool).
@@ -106,7 +178,7 @@ createServer(async (req, res) => {
     headers: Object.entries(req.headers).filter(([, v]) => typeof v === "string"),
     body: req.method === "GET" || req.method === "HEAD" || body.length === 0 ? undefined : body,
   });
-  const response = await handler.fetch(request);
+  const response = (metadata && oauthMetadataResponse(request, metadata)) ?? (await authorize(request, body)) ?? (await handler.fetch(request));
   const headers = { ...CORS };
   response.headers.forEach((v, k) => (headers[k] = v));
   res.writeHead(response.status, headers);

@@ -65,6 +65,11 @@ impl Platform for Native {
         self.seed.set(x);
         (x >> 11) as f64 / (1u64 << 53) as f64
     }
+
+    fn random_bytes(&self, buf: &mut [u8]) {
+        use std::io::Read;
+        std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(buf)).expect("/dev/urandom");
+    }
 }
 
 /// A tracer that keeps every event, for assertions on the trace.

@@ -146,4 +146,8 @@ impl<P: Platform + Clone + 'static> Platform for Demo<P> {
     fn random(&self) -> f64 {
         self.inner.random()
     }
+
+    fn random_bytes(&self, buf: &mut [u8]) {
+        self.inner.random_bytes(buf)
+    }
 }

@@ -14,6 +14,7 @@ use super::handlers::Handlers;
 use super::negotiate::{Verdict, classify};
 use super::transport::PostReply;
 use super::{Connection, McpError, RequestOptions, RevisionChoice, ServerConfig};
+use crate::engine::auth::Auth;
 use crate::engine::cancel::CancelToken;
 use crate::engine::deadline::Deadline;
 use crate::engine::platform::{Headers, Platform};
@@ -70,6 +71,8 @@ pub struct McpClient<P: Platform> {
     pub(super) relisten: RefCell<CancelToken>,
     /// Whether the server's own stream (GET, or the listen request's) is open right now.
     pub(super) stream_open: Cell<bool>,
+    /// OAuth for this server: answers its 401s and 403s, and its token goes on every request.
+    pub(super) auth: Option<Rc<Auth<P>>>,
     state: RefCell<Connection>,
 }
 
@@ -93,8 +96,16 @@ impl<P: Platform> McpClient<P> {
             log_level: RefCell::default(),
             relisten: RefCell::default(),
             stream_open: Cell::new(false),
+            auth: None,
             state: RefCell::new(Connection::Disconnected),
         }
+    }
+
+    /// Lets the server ask for authorization: its 401s and `insufficient_scope` 403s start (or
+    /// refresh, or step up) the OAuth flow, and its token rides on every request to it.
+    pub fn with_auth(mut self, auth: Rc<Auth<P>>) -> Self {
+        self.auth = Some(auth);
+        self
     }
 
     pub fn config(&self) -> &ServerConfig {

@@ -5,6 +5,7 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::engine::encoding::base64;
 use crate::engine::platform::Headers;
 use crate::protocol::mcp::{ClientCapabilities, Revision, meta, method};
 
@@ -23,24 +24,6 @@ pub fn add_meta(
     if let Some(level) = log_level {
         m.insert(meta::LOG_LEVEL.into(), level.into());
     }
-}
-
-const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-fn base64(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n =
-            (chunk[0] as u32) << 16 | (*chunk.get(1).unwrap_or(&0) as u32) << 8 | *chunk.get(2).unwrap_or(&0) as u32;
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(BASE64[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
 }
 
 /// A value as a header carries it: as it is when it is plain visible ASCII (spaces inside

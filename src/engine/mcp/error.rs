@@ -2,6 +2,7 @@
 //! timeout, cancelled). A tool's `isError: true` is not here: that is a successful call
 //! carrying a failed tool (`CallToolResult::is_error`).
 
+use crate::engine::auth::AuthError;
 use crate::engine::layer::{Failure, Layer};
 use crate::protocol::jsonrpc::{ErrorCode, ErrorObject, RequestId};
 
@@ -48,6 +49,10 @@ pub enum McpError {
     /// Refused by the client before anything was sent.
     #[error("{0}")]
     Client(String),
+
+    /// The server wants authorization and getting it failed (discovery, sign-in, token).
+    #[error("{0}")]
+    Auth(AuthError),
 }
 
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -89,6 +94,7 @@ impl McpError {
             McpError::Timeout { .. } => Layer::Timeout,
             McpError::Cancelled => Layer::Cancelled,
             McpError::Client(_) => Layer::Client,
+            McpError::Auth(e) => e.layer(),
         }
     }
 
@@ -137,6 +143,7 @@ impl McpError {
             McpError::Protocol(ProtocolError::ModernOnly { .. }) => "This server speaks only 2026-07-28, which has no initialize handshake. \
                 Set Revision to Automatic (or 2026-07-28) on its card to speak it."
                 .into(),
+            McpError::Auth(e) => return e.hint(),
             McpError::Timeout { .. } => "The server took too long. Slow tools should send progress notifications, which extend the timeout.".into(),
             _ => return None,
         })

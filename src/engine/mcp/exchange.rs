@@ -10,6 +10,7 @@ use super::envelope::{add_meta, request_headers};
 use super::error::ProtocolError;
 use super::transport::{GetReply, PostReply};
 use super::{Connection, McpClient, McpError, RequestOptions};
+use crate::engine::auth::{Answer, AuthError};
 use crate::engine::deadline::Deadline;
 use crate::engine::platform::{Body, Headers, Platform};
 use crate::engine::sse::SseParser;
@@ -22,6 +23,8 @@ const MAX_RESUMES: u32 = 3;
 const MAX_BACKOFF_MS: u64 = 10_000;
 /// Rounds of a multi round-trip request before the client stops answering.
 const MAX_INPUT_ROUNDS: usize = 8;
+/// Authorizations (sign-in, refresh or step-up) one request may ask for before it gives up.
+const MAX_AUTH_ROUNDS: u32 = 3;
 
 impl<P: Platform> McpClient<P> {
     /// Sends a request and waits for its result, within the timeout, until cancelled. In
@@ -159,7 +162,9 @@ impl<P: Platform> McpClient<P> {
         outcome
     }
 
-    /// One request over the wire, re-initialising once if a 2025 session expired (C-10).
+    /// One request over the wire, re-initialising once if a 2025 session expired (C-10), and
+    /// getting (or refreshing, or stepping up) authorization when the server asks for it, a
+    /// bounded number of times.
     async fn exchange(
         &self,
         message: &Message,
@@ -169,15 +174,38 @@ impl<P: Platform> McpClient<P> {
     ) -> Result<Value, McpError> {
         let is_initialize = message.method() == Some(method::INITIALIZE);
         let mut retried = false;
+        let mut auth_rounds = 0;
         loop {
             let (generation, had_session) = {
                 let s = self.session.borrow();
                 (s.generation, s.id.is_some() && s.modern.is_none())
             };
+            if let Some(auth) = &self.auth {
+                auth.refresh_if_due().await;
+            }
+            let token = self.auth.as_ref().map(|a| a.generation());
             match self.post_and_wait(message, id, deadline, extra).await {
                 Err(McpError::Http { status: 404, .. }) if had_session && !retried && !is_initialize => {
                     retried = true;
                     self.reinitialize(generation).await?;
+                }
+                Err(e @ McpError::Http { status: 401 | 403, .. }) if self.auth.is_some() => {
+                    let (auth, seen) = (self.auth.as_ref().expect("checked"), token.unwrap_or_default());
+                    let McpError::Http { status, www_authenticate, .. } = &e else { unreachable!() };
+                    if auth_rounds == MAX_AUTH_ROUNDS {
+                        return Err(match auth.bearer() {
+                            Some(_) if *status == 401 => McpError::Auth(AuthError::TokenRejected {
+                                status: *status,
+                                issuer: auth.issuer().unwrap_or_default(),
+                            }),
+                            _ => e,
+                        });
+                    }
+                    auth_rounds += 1;
+                    match auth.answer(*status, www_authenticate.as_deref(), seen).await.map_err(McpError::Auth)? {
+                        Answer::Retry => {}
+                        Answer::NotAuthorization => return Err(e),
+                    }
                 }
                 other => return other,
             }

@@ -44,7 +44,9 @@ pub fn classify(outcome: Result<Value, McpError>) -> Verdict {
     };
     match &error {
         // An authorization matter, or the server failing: neither says which era it is.
-        McpError::Http { status: 401 | 403, .. } | McpError::Http { status: 500.., .. } => Verdict::Fail(error),
+        McpError::Http { status: 401 | 403, .. } | McpError::Http { status: 500.., .. } | McpError::Auth(_) => {
+            Verdict::Fail(error)
+        }
         McpError::Timeout { .. } | McpError::Cancelled | McpError::Decode { .. } => Verdict::Fail(error),
         // In a browser, a 2025 server whose CORS rules do not allow the new headers fails the
         // probe's preflight: a network error here may well be a legacy server.
@@ -109,6 +111,8 @@ mod tests {
         for status in [401, 403, 500, 503] {
             assert!(matches!(classify(Err(http(status, None))), Verdict::Fail(_)), "{status}");
         }
+        let denied = crate::engine::auth::AuthError::Denied { error: "access_denied".into(), description: None };
+        assert!(matches!(classify(Err(McpError::Auth(denied))), Verdict::Fail(_)), "a failed sign-in is not an era");
         assert!(matches!(classify(Err(McpError::Timeout { after_ms: 1 })), Verdict::Fail(_)));
     }
 }

@@ -50,6 +50,11 @@ impl<P: Platform> McpClient<P> {
             h.set(name, value.clone());
         }
         h.set("accept", accept);
+        // O-07: the token goes to this server only, on every request; it wins over a header
+        // the user typed.
+        if let Some(bearer) = self.auth.as_ref().and_then(|a| a.bearer()) {
+            h.set("authorization", bearer);
+        }
         for (name, value) in self.session_headers().iter() {
             h.set(name, value);
         }

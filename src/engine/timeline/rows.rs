@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use crate::engine::layer::{Failure, Layer};
 use crate::engine::num::shortest;
 use crate::engine::platform::{Headers, Method};
-use crate::engine::trace::{AggregatedTool, Direction, Peer, RouteTarget, TraceEvent, TraceKind};
+use crate::engine::trace::{AggregatedTool, AuthStep, Direction, Peer, RouteTarget, TraceEvent, TraceKind};
 use crate::protocol::jsonrpc::{Message, RequestId};
 use crate::protocol::mcp::method;
 
@@ -19,6 +19,8 @@ pub enum Lane {
     Claude,
     Local,
     Server(String),
+    /// The authorization server (and metadata endpoints) of the MCP server with this id.
+    Authorization(String),
 }
 
 impl Lane {
@@ -29,6 +31,7 @@ impl Lane {
             Peer::Claude => Lane::Claude,
             Peer::Local => Lane::Local,
             Peer::Server(id) => Lane::Server(id.clone()),
+            Peer::Authorization(id) => Lane::Authorization(id.clone()),
         }
     }
 }
@@ -224,7 +227,43 @@ impl Timeline {
             TraceKind::ToolResult { tool_use_id, is_error, content, failure } => {
                 Some(self.on_tool_result(e, tool_use_id, *is_error, content, failure.as_ref()))
             }
+            TraceKind::Auth { step } => Some(self.on_auth(e, lane, step)),
             TraceKind::Note { text } => Some(self.add(e, RowKind::Note { lane }, short(text, 120), "")),
+        }
+    }
+
+    fn on_auth(&mut self, e: &TraceEvent, lane: Lane, step: &AuthStep) -> usize {
+        match step {
+            AuthStep::Challenged { status, scope, error } => {
+                let label = if *status == 403 { "403: more scope needed" } else { "401: sign-in needed" };
+                let detail = scope.as_ref().map(|s| format!("scope {s}")).or_else(|| error.clone()).unwrap_or_default();
+                self.add(e, RowKind::Note { lane }, label, detail)
+            }
+            AuthStep::SignIn { url, scope } => {
+                let detail = scope.as_ref().map_or_else(|| short(url, 60), |s| format!("scope {s}"));
+                let row = self.add(e, arrow(Lane::Client, lane), "sign-in page: your turn", detail);
+                self.badge(row, BadgeKind::Info, "browser", false);
+                row
+            }
+            AuthStep::Returned { accepted, detail } => {
+                let row = self.add(e, arrow(lane, Lane::Client), "redirect back", short(detail, 80));
+                if !accepted {
+                    self.badge(row, BadgeKind::Failure, "refused", true);
+                }
+                row
+            }
+            AuthStep::Granted { scopes, expires_in_s, refreshable } => {
+                let scopes = if scopes.is_empty() { "no scope".to_owned() } else { scopes.join(" ") };
+                let expiry = expires_in_s.map(|s| format!(" · expires in {} s", shortest(s))).unwrap_or_default();
+                let refresh = if *refreshable { " · refreshable" } else { "" };
+                self.add(e, RowKind::Note { lane }, "signed in", format!("{scopes}{expiry}{refresh}"))
+            }
+            AuthStep::Failed { failure } => {
+                let row = self.add(e, RowKind::Note { lane }, "authorization failed", short(&failure.message, 100));
+                self.badge(row, BadgeKind::Failure, failure.layer.label(), true);
+                row
+            }
+            AuthStep::SignedOut => self.add(e, RowKind::Note { lane }, "signed out", "tokens forgotten"),
         }
     }
 
@@ -316,6 +355,11 @@ impl Timeline {
         let row = if lane == Lane::Claude {
             let path = url.split("://").nth(1).and_then(|r| r.find('/').map(|i| &r[i..])).unwrap_or(url);
             Some(self.add(e, arrow(Lane::Client, Lane::Claude), format!("{method} {path}"), summary.unwrap_or("")))
+        } else if let Lane::Authorization(_) = lane {
+            // The step names the row; where it went is the detail.
+            let target = url.split_once("://").map_or(url, |(_, rest)| rest);
+            let label = summary.unwrap_or(method.as_str());
+            Some(self.add(e, arrow(Lane::Client, lane), label, format!("{method} {}", short(target, 70))))
         } else if has_body {
             // The JSON-RPC message it carries names the row.
             x.pending = Some(e.seq);
@@ -387,6 +431,20 @@ impl Timeline {
         elapsed_ms: f64,
     ) -> Option<usize> {
         let (method, req) = self.exchanges.get(&exchange).map(|x| (x.method, x.request))?;
+        if let Lane::Authorization(_) = lane {
+            let row = self.add(e, arrow(lane, Lane::Client), format!("HTTP {status}"), "");
+            if let Some(req) = req {
+                self.rows[req].duration_ms = Some(elapsed_ms);
+            }
+            if method == Method::Get && (400..500).contains(&status) {
+                // Discovery asks several places in turn: "not here" is an answer, not a failure.
+                self.badge(row, BadgeKind::Info, "not here", false);
+            } else if status >= 400 {
+                self.badge(row, BadgeKind::Http, format!("HTTP {status}"), true);
+            }
+            self.exchanges.get_mut(&exchange).expect("looked up above").response = Some(row);
+            return Some(row);
+        }
         if lane == Lane::Claude {
             let label = if status == 200 {
                 let media = headers.get("content-type").unwrap_or("").split(';').next().unwrap_or("").trim();

@@ -20,6 +20,8 @@ pub enum Peer {
     Claude,
     /// An MCP server, by its id in the page.
     Server(String),
+    /// The authorization server (and the metadata endpoints) of the MCP server with this id.
+    Authorization(String),
     /// A function in the page.
     Local,
 }
@@ -232,8 +234,31 @@ pub enum TraceKind {
         stop_reason: Option<String>,
         summary: String,
     },
+    /// A step of the authorization flow that is not an HTTP exchange of the page's own.
+    Auth {
+        step: AuthStep,
+    },
     /// A line worth showing that is not a message (session re-initialised, stream resumed…).
     Note {
         text: String,
     },
+}
+
+/// The steps of MCP authorization besides its HTTP requests (those are `HttpRequest` events on
+/// the authorization lane, each with a `summary` naming the step).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "step", rename_all = "snake_case")]
+pub enum AuthStep {
+    /// The MCP server asked for authorization (401) or for more scope (403).
+    Challenged { status: u16, scope: Option<String>, error: Option<String> },
+    /// The sign-in page is open in the user's browser: waiting for the user.
+    SignIn { url: String, scope: Option<String> },
+    /// The browser came back to the redirect URI; `accepted` after state and issuer checks.
+    Returned { accepted: bool, detail: String },
+    /// A token is in hand.
+    Granted { scopes: Vec<String>, expires_in_s: Option<f64>, refreshable: bool },
+    /// The flow stopped here.
+    Failed { failure: Failure },
+    /// The user signed out: tokens forgotten.
+    SignedOut,
 }

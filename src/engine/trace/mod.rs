@@ -7,7 +7,7 @@
 
 mod event;
 
-pub use event::{AggregatedTool, Direction, Peer, RequestBody, RouteTarget, TraceEvent, TraceKind};
+pub use event::{AggregatedTool, AuthStep, Direction, Peer, RequestBody, RouteTarget, TraceEvent, TraceKind};
 
 use serde_json::Value;
 use std::cell::{Cell, RefCell};
@@ -178,6 +178,18 @@ impl Tracer {
                 is_error,
                 content: self.mask_value(content),
                 failure: failure.map(|f| Failure { message: self.mask(&f.message), ..f }),
+            },
+            Auth { step } => Auth {
+                step: match step {
+                    AuthStep::SignIn { url, scope } => AuthStep::SignIn { url: self.mask(&url), scope },
+                    AuthStep::Returned { accepted, detail } => {
+                        AuthStep::Returned { accepted, detail: self.mask(&detail) }
+                    }
+                    AuthStep::Failed { failure } => {
+                        AuthStep::Failed { failure: Failure { message: self.mask(&failure.message), ..failure } }
+                    }
+                    other => other,
+                },
             },
             other @ (HttpStreamEnd { .. }
             | Phase { .. }

@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use super::auth::{AuthSection, relevant};
 use super::explore::{LogTab, PromptsTab, ResourcesTab};
 use super::parse_headers;
 use super::tools::{LocalTools, ToolsTab};
@@ -131,6 +132,14 @@ pub fn ServerCard(entry: ServerEntry) -> impl IntoView {
                     {advice.map(|a| view! { <p class="hint">{a}</p> })}
                 }
             }))}
+            {
+                let (shown, section) = (entry.clone(), entry.clone());
+                view! {
+                    <Show when=move || relevant(&shown)>
+                        <AuthSection entry=section.clone()/>
+                    </Show>
+                }
+            }
             <Show when=move || open.get()>
                 {move || data.with(|d| d.info.clone().map(|i| (i, d.why.clone()))).map(|(info, why)| {
                     let modern = Revision::parse(&info.protocol_version).is_some_and(Revision::is_modern);

@@ -1,6 +1,7 @@
 //! Servers: add one by URL (with optional headers), see each one's state, and explore what it
 //! offers. The page's own functions are listed as a server of their own.
 
+mod auth;
 mod card;
 mod explore;
 mod tools;

@@ -126,7 +126,13 @@ impl Services {
                 names.push("Authorization".into());
             }
             let entry = self.servers.push(id.clone(), saved.url.clone(), saved.label.clone(), names.clone());
-            entry.update(|d| d.revision = super::servers::choice_of(saved.revision.as_deref()));
+            entry.update(|d| {
+                d.revision = super::servers::choice_of(saved.revision.as_deref());
+                d.client = saved.client.clone();
+            });
+            if let Some(memory) = saved.auth {
+                self.restore_auth(&entry, memory);
+            }
             if !saved.headers.is_empty() {
                 entry.update(|d| d.remember_headers = true);
                 self.connect(id, saved.headers);
@@ -162,7 +168,8 @@ impl Services {
         config.headers = headers.clone();
         config.revision = entry.data.with_untracked(|d| d.revision);
         let (platform, tracer) = self.runtime(|r| (r.platform.clone(), r.tracer.clone()));
-        let client = Rc::new(McpClient::new(platform, config, tracer, handlers));
+        let auth = self.auth_for(&entry);
+        let client = Rc::new(McpClient::new(platform, config, tracer, handlers).with_auth(auth));
         let listen = CancelToken::new();
         self.servers.conns.update_value(|c| {
             c.push(Conn {
@@ -295,6 +302,7 @@ impl Services {
     pub fn remove_server(&self, id: String) {
         self.disconnect(id.clone());
         self.servers.conns.update_value(|c| c.retain(|c| c.id != id));
+        self.servers.auths.update_value(|a| a.retain(|(i, _)| *i != id));
         self.servers.list.update(|l| l.retain(|s| s.id != id));
         self.servers.save();
     }

@@ -1,6 +1,7 @@
 //! The page's services, shared through one context handle (`Services`, a bag of `Copy`
 //! handles) with command methods, instead of signals threaded through props.
 
+mod auth;
 mod chat;
 mod connect;
 mod conversation;
@@ -63,7 +64,17 @@ impl Services {
             runtime: StoredValue::new_local(Runtime { platform, tracer, agent }),
         };
         provide_context(services);
-        services.restore_servers();
+        if leptos::prelude::location().protocol().is_ok_and(|p| p == "https:") {
+            // An https page may be its own OAuth client id: find out before a restored server's
+            // sign-in needs it (one same-origin request).
+            leptos::task::spawn_local(async move {
+                let platform = services.runtime(|r| r.platform.clone());
+                auth::check_metadata_document(&platform).await;
+                services.restore_servers();
+            });
+        } else {
+            services.restore_servers();
+        }
         // A workshop link (…/?demo) opens with the demo model and the demo server: no key and no
         // server needed.
         let search = leptos::prelude::location().search().unwrap_or_default();

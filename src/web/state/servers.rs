@@ -12,11 +12,13 @@ use std::rc::Rc;
 use super::storage;
 use crate::engine::agent::ServerHandle;
 use crate::engine::agent::catalog::slug;
+use crate::engine::auth::{Auth, AuthMemory, AuthStatus, Preregistered};
 use crate::engine::cancel::CancelToken;
 use crate::engine::mcp::{Connection, McpClient, RevisionChoice, ToolList, display_name};
 use crate::protocol::mcp::Revision;
 use crate::protocol::mcp::{InitializeResult, Prompt, Resource, ResourceTemplate};
 use crate::web::PagePlatform as Platform;
+use crate::web::sign_in::Popup;
 
 const SERVERS_KEY: &str = "loopscope.servers";
 /// Log lines kept per server.
@@ -57,6 +59,14 @@ pub struct ServerData {
     pub revision: RevisionChoice,
     /// Why the connection speaks the revision it does, as the client said.
     pub why: String,
+    /// Where the server's OAuth stands (the engine's `Auth` says).
+    pub auth: AuthStatus,
+    /// The sign-in window, while a sign-in waits for the user.
+    pub popup: Popup,
+    /// A client the user registered with the server's authorization server themselves.
+    pub client: Option<Preregistered>,
+    /// Whether the user chose to keep this server's tokens (and client secret) on this device.
+    pub remember_auth: bool,
 }
 
 /// One server on the page: its own reactive state, apart from every other server's, so a log
@@ -127,6 +137,12 @@ pub struct Saved {
     /// The pinned protocol revision, if the user pinned one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub revision: Option<String>,
+    /// The user's own OAuth client for this server (its secret only when remembered).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client: Option<Preregistered>,
+    /// Tokens and registrations, only when the user ticked "remember the sign-in".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auth: Option<AuthMemory>,
 }
 
 /// A pin as saved, and back.
@@ -140,6 +156,9 @@ pub fn pin_of(choice: RevisionChoice) -> Option<String> {
 pub fn choice_of(saved: Option<&str>) -> RevisionChoice {
     saved.and_then(Revision::parse).map_or(RevisionChoice::Auto, RevisionChoice::Pin)
 }
+
+/// A server's OAuth, by the server's id.
+pub type ServerAuth = (String, Rc<Auth<Platform>>);
 
 pub struct Conn {
     pub id: String,
@@ -155,6 +174,8 @@ pub struct Servers {
     /// Changes when a server is added or removed, not when one changes.
     pub list: RwSignal<Vec<ServerEntry>>,
     pub conns: StoredValue<Vec<Conn>, LocalStorage>,
+    /// Each server's OAuth, kept across its reconnections (the tokens live there).
+    pub auths: StoredValue<Vec<ServerAuth>, LocalStorage>,
     next: StoredValue<u32>,
     /// The parent of every server's owner.
     owner: StoredValue<Owner, LocalStorage>,
@@ -165,6 +186,7 @@ impl Servers {
         Servers {
             list: RwSignal::new(Vec::new()),
             conns: StoredValue::new_local(Vec::new()),
+            auths: StoredValue::new_local(Vec::new()),
             next: StoredValue::new(1),
             owner: StoredValue::new_local(Owner::current().unwrap_or_default()),
         }
@@ -200,6 +222,10 @@ impl Servers {
 
     pub fn client(&self, id: &str) -> Option<Rc<McpClient<Platform>>> {
         self.conns.with_value(|c| c.iter().find(|c| c.id == id).map(|c| c.client.clone()))
+    }
+
+    pub fn auth(&self, id: &str) -> Option<Rc<Auth<Platform>>> {
+        self.auths.with_value(|a| a.iter().find(|(i, _)| i == id).map(|(_, a)| a.clone()))
     }
 
     pub fn mark_stale(&self, id: &str) {
@@ -264,6 +290,17 @@ impl Servers {
                     },
                     had_headers: false,
                     revision: s.data.with_untracked(|d| pin_of(d.revision)),
+                    client: s.data.with_untracked(|d| {
+                        let keep_secret = d.remember_auth;
+                        d.client
+                            .clone()
+                            .map(|c| Preregistered { client_secret: c.client_secret.filter(|_| keep_secret), ..c })
+                    }),
+                    auth: s
+                        .data
+                        .with_untracked(|d| d.remember_auth)
+                        .then(|| self.auth(&s.id).map(|a| a.memory()))
+                        .flatten(),
                 })
                 .collect()
         });

@@ -112,6 +112,7 @@ fn raw(e: &TraceEvent) -> impl IntoView + use<> {
             format!("Turn ended{}", stop_reason.as_ref().map(|s| format!(" ({s})")).unwrap_or_default()),
             summary.clone(),
         ),
+        TraceKind::Auth { step } => step.explain(),
         TraceKind::Note { text } => ("Note".into(), text.clone()),
     };
     view! {

@@ -24,6 +24,10 @@ pub fn lane_name(lane: &Lane, servers: &[(String, String)]) -> String {
             let name = servers.iter().find(|(i, _)| i == id).map(|(_, n)| n.as_str());
             format!("MCP: {}", name.unwrap_or(id))
         }
+        Lane::Authorization(id) => {
+            let name = servers.iter().find(|(i, _)| i == id).map(|(_, n)| n.as_str());
+            format!("OAuth: {}", name.unwrap_or(id))
+        }
     }
 }
 

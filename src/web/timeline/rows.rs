@@ -309,12 +309,23 @@ fn RowView(
         RowKind::Note { lane } => {
             // Lanes are added as servers appear: positions follow them (a stale row would point
             // at another server's lane).
-            let x = move || format!("left:{}%", fixed(lane_x(&lane), 3));
+            // Centred on its lane, except near the right edge, where it ends at the lane instead.
+            let x = move || {
+                let at = lane_x(&lane);
+                let shift = if at > 60.0 { "-100%" } else { "-50%" };
+                format!("left:{}%;transform:translateX({shift})", fixed(at, 3))
+            };
+            let text = if first.detail.is_empty() {
+                first.label.clone()
+            } else {
+                format!("{} · {}", first.label, first.detail)
+            };
+            let failed = if first.failed { " failed" } else { "" };
             view! {
-                <div class=move || format!("tl-row note{phase_class}{}", if is_active() { " active" } else { "" })
+                <div class=move || format!("tl-row note{phase_class}{failed}{}", if is_active() { " active" } else { "" })
                     style=top id=format!("tl-row-{index}") role="option" aria-selected=move || selected().to_string()
-                    aria-label=format!("Note: {}", first.label) on:click=click>
-                    <span class="tl-note" style=x>{first.label.clone()}</span>
+                    aria-label=format!("Note: {text}") on:click=click>
+                    <span class="tl-note" style=x>{text.clone()}</span>
                 </div>
             }
             .into_any()
