@@ -11,6 +11,7 @@ pub mod curl;
 pub mod deadline;
 pub mod demo;
 pub mod encoding;
+pub mod faults;
 pub mod form;
 pub mod layer;
 pub mod mcp;

@@ -10,6 +10,7 @@ use super::settings_panel::SettingsPanel;
 use super::state::Services;
 use super::theme::ThemeToggle;
 use super::timeline::{EVENTS_ID, TimelinePanel};
+use super::workshop::WorkshopPanel;
 use wasm_bindgen::JsCast;
 
 /// A link that moves focus to `target` (the timeline's section when it has no rows yet).
@@ -54,6 +55,7 @@ pub fn App() -> impl IntoView {
             <aside class="sidebar" aria-label="Settings and servers">
                 <SettingsPanel/>
                 <ServersPanel/>
+                <WorkshopPanel/>
             </aside>
             <main class="stage">
                 <ChatPanel/>

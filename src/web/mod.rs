@@ -12,6 +12,7 @@ pub mod state;
 mod theme;
 mod timeline;
 mod widgets;
+mod workshop;
 
 pub use app::App;
 

@@ -138,7 +138,7 @@ test("step-up: a tool that needs more scope gets a 403, and a second sign-in ask
   await expect(second).toHaveURL(/interaction/);
   await snap(page, "auth-step-up-waiting");
   await consent(second);
-  await expect(page.getByRole("button", { name: "Stop" })).toBeHidden({ timeout: 30_000 });
+  await expect(page.getByRole("button", { name: "Stop", exact: true })).toBeHidden({ timeout: 30_000 });
   expect(JSON.stringify((await requests(key)).at(-1).messages.at(-1))).toContain("Added: step-up works");
   await expect(card.locator(".auth-info")).toContainText("notes:read notes:write");
   await timelineRow(page, /Note: 403: more scope needed/);

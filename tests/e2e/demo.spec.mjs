@@ -80,7 +80,7 @@ test("the teaching switch leaves out a tool_result: the API's 400 is shown, and 
   await snap(page, "teaching-400");
 
   await page.getByRole("button", { name: "Retry" }).click();
-  await expect(page.getByRole("button", { name: "Stop" })).toBeHidden({ timeout: 30_000 });
+  await expect(page.getByRole("button", { name: "Stop", exact: true })).toBeHidden({ timeout: 30_000 });
   await expect(chat.getByText("calculate said: 17 * 23 = 391", { exact: false })).toBeVisible();
   console.expectNone();
 });

@@ -59,7 +59,7 @@ test("every call of a turn that ends early says why it did not run", async ({ pa
   await page.getByRole("textbox", { name: "Message", exact: true }).fill("One more.");
   await page.getByRole("button", { name: "Send" }).click();
   await expect(log.getByText("Claude is writing the call…")).toBeVisible();
-  await page.getByRole("button", { name: "Stop" }).click();
+  await page.getByRole("button", { name: "Stop", exact: true }).click();
   await expect(log.getByText("Not executed: stopped by you.")).toBeVisible();
   await expect(log.getByText("Claude is writing the call…")).toHaveCount(0);
   await snap(page, "call-stopped-by-you");

@@ -95,7 +95,7 @@ export async function addServer(page, url, label, status = "connected") {
 export async function ask(page, text) {
   await page.getByRole("textbox", { name: "Message", exact: true }).fill(text);
   await page.getByRole("button", { name: "Send" }).click();
-  await expect(page.getByRole("button", { name: "Stop" })).toBeHidden({ timeout: 30_000 });
+  await expect(page.getByRole("button", { name: "Stop", exact: true })).toBeHidden({ timeout: 30_000 });
 }
 
 /** Opens the details of a timeline row, finding it first (see `timelineRow`). */

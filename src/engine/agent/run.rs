@@ -15,6 +15,7 @@ use super::local::{LocalTool, builtin};
 use super::{content, history, route};
 use crate::engine::cancel::CancelToken;
 use crate::engine::claude::{ClaudeClient, ClaudeError, ClaudeSettings, StreamNews, caching};
+use crate::engine::faults::{Fault, Faults, Target, break_arguments, unknown_tool};
 use crate::engine::layer::{Failure, Layer};
 use crate::engine::mcp::{McpClient, McpError, RequestOptions, ToolList};
 use crate::engine::platform::Platform;
@@ -43,6 +44,9 @@ pub struct Turn<'a, P: Platform> {
     /// Teaching switch: the first request that owes Claude tool_results is sent without them,
     /// so the API's 400 for that mistake can be seen. The history the turn returns keeps them.
     pub leave_out_results: bool,
+    /// Faults injected on Claude's side (workshop mode): a tool_use is routed as if Claude had
+    /// named a tool that does not exist, or broken its schema. The history keeps what Claude sent.
+    pub faults: Option<Faults>,
 }
 
 impl<'a, P: Platform> Turn<'a, P> {
@@ -53,7 +57,7 @@ impl<'a, P: Platform> Turn<'a, P> {
         cancel: &'a CancelToken,
         max_iterations: u32,
     ) -> Self {
-        Turn { settings, servers, cancel, max_iterations, approve: None, leave_out_results: false }
+        Turn { settings, servers, cancel, max_iterations, approve: None, leave_out_results: false, faults: None }
     }
 }
 
@@ -273,6 +277,9 @@ impl<P: Platform> Agent<P> {
         turn: &Turn<'_, P>,
         emit: &Emit,
     ) -> (ToolResult, Option<Failure>) {
+        let injected = turn.faults.as_ref().and_then(|f| f.take(&Target::Claude, &tool_use.name));
+        let changed = injected.map(|fault| self.injected_call(tool_use, &fault, catalog));
+        let tool_use = changed.as_ref().unwrap_or(tool_use);
         let mut target = route::decide(tool_use, catalog, input_error);
         if let (Some(approve), false) = (&turn.approve, matches!(target, RouteTarget::Refused { .. }))
             && !approve(tool_use, &target).await
@@ -312,6 +319,24 @@ impl<P: Platform> Agent<P> {
         };
         emit(AgentEvent::ToolFinished { tool_use_id: id, result: result.clone(), failure: failure.clone() });
         (result, failure)
+    }
+
+    /// The tool_use as a Claude-side fault changes it, traced as injected.
+    fn injected_call(&self, tool_use: &ToolUse, fault: &Fault, catalog: &Catalog) -> ToolUse {
+        let mut changed = tool_use.clone();
+        match fault {
+            Fault::UnknownTool => changed.name = unknown_tool(&tool_use.name),
+            Fault::BadArguments => {
+                let schema =
+                    catalog.entries.iter().find(|e| e.name == tool_use.name).map(|e| e.def.input_schema.clone());
+                changed.input = break_arguments(&schema.unwrap_or(Value::Null), &tool_use.input);
+            }
+            _ => return changed,
+        }
+        let detail = format!("{} {} → {} {}", tool_use.name, tool_use.input, changed.name, changed.input);
+        self.tracer
+            .emit(Peer::Claude, TraceKind::Injected { exchange: None, fault: fault.clone(), detail: Some(detail) });
+        changed
     }
 
     fn run_local(&self, id: &str, function: &str, input: &Value) -> (ToolResult, Option<Failure>) {

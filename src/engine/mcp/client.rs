@@ -17,6 +17,7 @@ use super::{Connection, McpError, RequestOptions, RevisionChoice, ServerConfig};
 use crate::engine::auth::Auth;
 use crate::engine::cancel::CancelToken;
 use crate::engine::deadline::Deadline;
+use crate::engine::faults::Faults;
 use crate::engine::platform::{Headers, Platform};
 use crate::engine::trace::{Peer, Tracer};
 use crate::protocol::jsonrpc::{ErrorCode, Message};
@@ -73,6 +74,8 @@ pub struct McpClient<P: Platform> {
     pub(super) stream_open: Cell<bool>,
     /// OAuth for this server: answers its 401s and 403s, and its token goes on every request.
     pub(super) auth: Option<Rc<Auth<P>>>,
+    /// Faults a workshop injects into this server's calls (`inject.rs`).
+    pub(super) faults: Option<Faults>,
     state: RefCell<Connection>,
 }
 
@@ -97,8 +100,15 @@ impl<P: Platform> McpClient<P> {
             relisten: RefCell::default(),
             stream_open: Cell::new(false),
             auth: None,
+            faults: None,
             state: RefCell::new(Connection::Disconnected),
         }
+    }
+
+    /// Lets a workshop break this server's calls on purpose (`engine::faults`).
+    pub fn with_faults(mut self, faults: Faults) -> Self {
+        self.faults = Some(faults);
+        self
     }
 
     /// Lets the server ask for authorization: its 401s and `insufficient_scope` 403s start (or

@@ -8,6 +8,7 @@ pub mod envelope;
 mod error;
 mod exchange;
 mod handlers;
+mod inject;
 mod listen;
 pub mod negotiate;
 mod reach;

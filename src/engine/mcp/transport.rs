@@ -8,7 +8,9 @@ use futures::StreamExt;
 use super::McpError;
 use super::client::McpClient;
 use super::error::{ProtocolError, Reach};
-use crate::engine::platform::{Body, Headers, HttpRequest, HttpResponse, Method, Platform};
+use super::inject::Injection;
+use crate::engine::faults::Fault;
+use crate::engine::platform::{Body, Headers, HttpRequest, HttpResponse, Method, NetworkError, Platform};
 use crate::engine::trace::{Direction, RequestBody, TraceKind};
 use crate::protocol::jsonrpc::Message;
 use crate::protocol::mcp::method;
@@ -63,11 +65,13 @@ impl<P: Platform> McpClient<P> {
 
     /// Sends one request, tracing it and its status line.
     /// `message` is the JSON-RPC message the body carries, traced right after the request line.
+    /// `fault`: an injected fault (workshop mode) that answers in the server's place.
     async fn send_traced(
         &self,
         method: Method,
         headers: Headers,
         message: Option<&Message>,
+        fault: Option<Fault>,
     ) -> Result<(u64, HttpResponse, f64), McpError> {
         let exchange = self.tracer.next_exchange();
         let url = self.config.url.clone();
@@ -88,7 +92,29 @@ impl<P: Platform> McpClient<P> {
             self.tracer.emit(self.peer(), rpc);
         }
         let started = self.platform.now_ms();
-        match self.platform.send(HttpRequest { method, url, headers, body }).await {
+        let injected = match fault {
+            None => None,
+            Some(fault) => {
+                let detail = None;
+                self.tracer
+                    .emit(self.peer(), TraceKind::Injected { exchange: Some(exchange), fault: fault.clone(), detail });
+                match self.inject(&fault, message).await {
+                    Injection::Answer(resp) => Some(Ok(resp)),
+                    Injection::NoAnswer { message, reach } => Some(Err((NetworkError::new(message), reach))),
+                    Injection::Later => None,
+                }
+            }
+        };
+        let sent = match injected {
+            Some(Ok(resp)) => Ok(resp),
+            Some(Err((e, reach))) => {
+                let elapsed_ms = self.platform.now_ms() - started;
+                self.tracer.emit(self.peer(), TraceKind::HttpFailed { exchange, error: e.message.clone(), elapsed_ms });
+                return Err(McpError::Network { message: e.message, reach });
+            }
+            None => self.platform.send(HttpRequest { method, url, headers, body }).await,
+        };
+        match sent {
             Ok(resp) => {
                 let elapsed_ms = self.platform.now_ms() - started;
                 self.tracer.emit(
@@ -181,7 +207,8 @@ impl<P: Platform> McpClient<P> {
         for (name, value) in extra.iter() {
             headers.set(name, value);
         }
-        let (exchange, resp, started) = self.send_traced(Method::Post, headers, Some(msg)).await?;
+        let fault = self.fault_for(msg);
+        let (exchange, resp, started) = self.send_traced(Method::Post, headers, Some(msg), fault).await?;
 
         if !(200..300).contains(&resp.status) {
             return Err(self.http_error(exchange, resp, started).await);
@@ -242,7 +269,7 @@ impl<P: Platform> McpClient<P> {
         if let Some(id) = last_event_id {
             headers.set("last-event-id", id);
         }
-        let (exchange, resp, started) = self.send_traced(Method::Get, headers, None).await?;
+        let (exchange, resp, started) = self.send_traced(Method::Get, headers, None, None).await?;
         match resp.status {
             200 if media_type(&resp.headers) == "text/event-stream" => {
                 Ok(GetReply::Stream { exchange, body: resp.body })
@@ -267,7 +294,7 @@ impl<P: Platform> McpClient<P> {
             return Ok(());
         }
         let headers = self.headers("application/json, text/event-stream");
-        let (exchange, resp, started) = self.send_traced(Method::Delete, headers, None).await?;
+        let (exchange, resp, started) = self.send_traced(Method::Delete, headers, None, None).await?;
         match resp.status {
             200..=299 | 404 | 405 => {
                 let _ = self.read_body(exchange, resp.body, started).await;

@@ -5,6 +5,7 @@
 use serde_json::Value;
 use std::collections::HashMap;
 
+use crate::engine::faults::Fault;
 use crate::engine::layer::{Failure, Layer};
 use crate::engine::num::shortest;
 use crate::engine::platform::{Headers, Method};
@@ -60,6 +61,8 @@ pub enum BadgeKind {
     Network,
     Failure,
     Info,
+    /// A fault the user injected (workshop mode).
+    Injected,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -228,7 +231,38 @@ impl Timeline {
                 Some(self.on_tool_result(e, tool_use_id, *is_error, content, failure.as_ref()))
             }
             TraceKind::Auth { step } => Some(self.on_auth(e, lane, step)),
+            TraceKind::Injected { exchange, fault, detail } => {
+                Some(self.on_injected(e, lane, *exchange, fault, detail.as_deref()))
+            }
             TraceKind::Note { text } => Some(self.add(e, RowKind::Note { lane }, short(text, 120), "")),
+        }
+    }
+
+    /// An injected fault: a badge on the request it answers for, or (Claude's side) a note.
+    fn on_injected(
+        &mut self,
+        e: &TraceEvent,
+        lane: Lane,
+        exchange: Option<u64>,
+        fault: &Fault,
+        detail: Option<&str>,
+    ) -> usize {
+        match exchange.and_then(|x| self.exchanges.get(&x)).and_then(|x| x.request) {
+            Some(row) => {
+                self.attach(row, e.seq);
+                self.badge(row, BadgeKind::Injected, "injected", false);
+                row
+            }
+            None => {
+                let row = self.add(
+                    e,
+                    RowKind::Note { lane },
+                    format!("injected: {}", fault.describe()),
+                    detail.unwrap_or(""),
+                );
+                self.badge(row, BadgeKind::Injected, "injected", false);
+                row
+            }
         }
     }
 

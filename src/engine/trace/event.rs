@@ -234,6 +234,13 @@ pub enum TraceKind {
         stop_reason: Option<String>,
         summary: String,
     },
+    /// A fault the user injected (workshop mode): on the HTTP exchange it replaces the answer
+    /// of, or (Claude's side) on the tool_use it changed, said in `detail`.
+    Injected {
+        exchange: Option<u64>,
+        fault: crate::engine::faults::Fault,
+        detail: Option<String>,
+    },
     /// A step of the authorization flow that is not an HTTP exchange of the page's own.
     Auth {
         step: AuthStep,

@@ -191,6 +191,7 @@ impl Tracer {
                     other => other,
                 },
             },
+            Injected { exchange, fault, detail } => Injected { exchange, fault, detail: detail.map(|d| self.mask(&d)) },
             other @ (HttpStreamEnd { .. }
             | Phase { .. }
             | ToolsAggregated { .. }

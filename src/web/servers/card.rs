@@ -8,10 +8,12 @@ use super::auth::{AuthSection, relevant};
 use super::explore::{LogTab, PromptsTab, ResourcesTab};
 use super::parse_headers;
 use super::tools::{LocalTools, ToolsTab};
+use crate::engine::faults::Target;
 use crate::engine::mcp::{Connection, RevisionChoice};
 use crate::protocol::mcp::Revision;
 use crate::web::state::{ServerEntry, use_services};
 use crate::web::widgets::{Disclosure, FailureBox};
+use crate::web::workshop::FaultsForm;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Tab {
@@ -19,6 +21,7 @@ enum Tab {
     Resources,
     Prompts,
     Log,
+    Faults,
 }
 
 /// Capabilities 2026-07-28 deprecated (SEP-2577): still working, shown as such.
@@ -196,7 +199,7 @@ pub fn ServerCard(entry: ServerEntry) -> impl IntoView {
                 </div>
                 <Show when=usable>
                     <div class="tabs" role="tablist" aria-label="Explore this server">
-                        {[(Tab::Tools, "Tools"), (Tab::Resources, "Resources"), (Tab::Prompts, "Prompts"), (Tab::Log, "Log")]
+                        {[(Tab::Tools, "Tools"), (Tab::Resources, "Resources"), (Tab::Prompts, "Prompts"), (Tab::Log, "Log"), (Tab::Faults, "Faults")]
                             .into_iter()
                             .map(|(t, name)| view! {
                                 <button type="button" role="tab" aria-selected=move || (tab.get() == t).to_string()
@@ -212,12 +215,27 @@ pub fn ServerCard(entry: ServerEntry) -> impl IntoView {
                                 Tab::Resources => view! { <ResourcesTab entry/> }.into_any(),
                                 Tab::Prompts => view! { <PromptsTab entry/> }.into_any(),
                                 Tab::Log => view! { <LogTab entry/> }.into_any(),
+                                Tab::Faults => view! { <ServerFaults entry/> }.into_any(),
                             }
                         }}
                     </div>
                 </Show>
             </Show>
         </article>
+    }
+}
+
+/// Break this server on purpose (workshop mode).
+#[component]
+fn ServerFaults(entry: ServerEntry) -> impl IntoView {
+    let data = entry.data;
+    let tools = Signal::derive(move || {
+        data.with(|d| d.tools.as_ref().map(|t| t.tools.iter().map(|t| t.name.clone()).collect()).unwrap_or_default())
+    });
+    view! {
+        <p class="muted">"Break this server on purpose, with no change to it: its next call (or every call) fails at the \
+            layer you pick, as a real failure would, and the timeline marks it injected."</p>
+        <FaultsForm target=Target::Server(entry.id.clone()) tools field=format!("server-{}-fault", entry.id)/>
     }
 }
 

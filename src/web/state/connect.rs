@@ -167,9 +167,9 @@ impl Services {
         let mut config = ServerConfig::new(id.clone(), url.clone());
         config.headers = headers.clone();
         config.revision = entry.data.with_untracked(|d| d.revision);
-        let (platform, tracer) = self.runtime(|r| (r.platform.clone(), r.tracer.clone()));
+        let (platform, tracer, faults) = self.runtime(|r| (r.platform.clone(), r.tracer.clone(), r.faults.clone()));
         let auth = self.auth_for(&entry);
-        let client = Rc::new(McpClient::new(platform, config, tracer, handlers).with_auth(auth));
+        let client = Rc::new(McpClient::new(platform, config, tracer, handlers).with_auth(auth).with_faults(faults));
         let listen = CancelToken::new();
         self.servers.conns.update_value(|c| {
             c.push(Conn {
@@ -303,6 +303,7 @@ impl Services {
         self.disconnect(id.clone());
         self.servers.conns.update_value(|c| c.retain(|c| c.id != id));
         self.servers.auths.update_value(|a| a.retain(|(i, _)| *i != id));
+        self.faults().clear(&crate::engine::faults::Target::Server(id.clone()));
         self.servers.list.update(|l| l.retain(|s| s.id != id));
         self.servers.save();
     }

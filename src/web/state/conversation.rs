@@ -107,7 +107,7 @@ impl Conversation {
         let data = svc.settings.data.get_untracked();
         svc.chat.set_demo(data.demo);
         let servers = svc.servers.handles();
-        let agent = svc.runtime(|r| r.agent.clone());
+        let (agent, faults) = svc.runtime(|r| (r.agent.clone(), r.faults.clone()));
         let history = this.history.get_value();
         let approve: Option<Approver> = data.ask_before_tools.then(|| {
             Rc::new(move |t: &ToolUse, target: &RouteTarget| {
@@ -124,6 +124,7 @@ impl Conversation {
                 max_iterations: data.rounds(),
                 approve,
                 leave_out_results,
+                faults: Some(faults),
             };
             let emit = Rc::new(move |e| svc.chat.apply(&e));
             let outcome = agent.run(history, Message::user_text(text), &turn, emit).await;

@@ -11,12 +11,14 @@ mod servers;
 mod settings;
 mod storage;
 mod trace;
+mod workshop;
 
 pub use chat::{Block, ChatItem, NoticeKind, ToolCall, ToolState};
 pub use dialogs::{Answer, Dialog, DialogKind};
 pub use resources::Reading;
 pub use servers::{LogLine, ServerEntry};
 pub use settings::SettingsData;
+pub use workshop::Workshop;
 
 use leptos::prelude::*;
 use std::rc::Rc;
@@ -25,6 +27,7 @@ use super::PagePlatform;
 use super::platform::Browser;
 use crate::engine::agent::Agent;
 use crate::engine::demo::Demo;
+use crate::engine::faults::Faults;
 use crate::engine::trace::Tracer;
 
 /// What lives for the whole page and is not reactive: the platform, the one tracer (every
@@ -33,6 +36,8 @@ pub struct Runtime {
     pub platform: Rc<PagePlatform>,
     pub tracer: Tracer,
     pub agent: Rc<Agent<PagePlatform>>,
+    /// The faults a workshop injected, shared by every MCP client and the agent.
+    pub faults: Faults,
 }
 
 #[derive(Clone, Copy)]
@@ -43,6 +48,7 @@ pub struct Services {
     pub trace: trace::Trace,
     pub dialogs: dialogs::Dialogs,
     pub conversation: conversation::Conversation,
+    pub workshop: Workshop,
     runtime: StoredValue<Runtime, LocalStorage>,
 }
 
@@ -54,14 +60,16 @@ impl Services {
         let clock = platform.clone();
         let tracer = Tracer::new(move || crate::engine::platform::Platform::now_ms(&*clock), move |e| trace.push(e));
         let agent = Rc::new(Agent::new(platform.clone(), tracer.clone()));
+        let faults = Faults::new();
         let services = Services {
+            workshop: Workshop::new(&faults),
             settings: settings::Settings::load(),
             servers: servers::Servers::new(),
             chat: chat::Chat::new(),
             trace,
             dialogs: dialogs::Dialogs::new(),
             conversation: conversation::Conversation::new(),
-            runtime: StoredValue::new_local(Runtime { platform, tracer, agent }),
+            runtime: StoredValue::new_local(Runtime { platform, tracer, agent, faults }),
         };
         provide_context(services);
         if leptos::prelude::location().protocol().is_ok_and(|p| p == "https:") {

@@ -113,6 +113,7 @@ fn raw(e: &TraceEvent) -> impl IntoView + use<> {
             summary.clone(),
         ),
         TraceKind::Auth { step } => step.explain(),
+        TraceKind::Injected { fault, detail, .. } => fault.explain(detail.as_deref()),
         TraceKind::Note { text } => ("Note".into(), text.clone()),
     };
     view! {

@@ -21,6 +21,7 @@ fn badge_class(kind: BadgeKind) -> &'static str {
         BadgeKind::Network => "badge network",
         BadgeKind::Failure => "badge failure",
         BadgeKind::Info => "badge info",
+        BadgeKind::Injected => "badge injected",
     }
 }
 

@@ -1,0 +1,26 @@
+//! Workshop mode: what an instructor uses to stop, break and replay the loop in front of a room.
+//! The logic is the engine's (`engine::faults`); these are its controls.
+
+mod faults;
+
+pub use faults::FaultsForm;
+
+use leptos::prelude::*;
+
+use crate::engine::faults::Target;
+
+#[component]
+pub fn WorkshopPanel() -> impl IntoView {
+    view! {
+        <section class="panel workshop" aria-labelledby="workshop-title">
+            <details>
+                <summary><h2 id="workshop-title">"Workshop"</h2></summary>
+                <h3>"Claude's side"</h3>
+                <p class="muted">"Make Claude's next tool call (or every one) name a tool that does not exist, or \
+                    break the tool's schema: the page routes it as if Claude had, and Claude receives the error. \
+                    Each server's card has a Faults tab for the server's side."</p>
+                <FaultsForm target=Target::Claude tools=Signal::stored(Vec::new()) field="claude-fault".to_owned()/>
+            </details>
+        </section>
+    }
+}
