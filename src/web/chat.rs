@@ -160,8 +160,11 @@ pub fn ChatPanel() -> impl IntoView {
                     <Show when=move || conv.running.get() fallback=move || view! {
                         <button type="submit" class="primary" prop:disabled=move || conv.draft.with(|d| d.trim().is_empty())>"Send"</button>
                     }>
-                        <button type="button" class="danger" on:click=move |_| conv.stop()>"Stop"</button>
+                        <button type="button" class="danger" on:click=move |_| svc.stop_turn()>"Stop"</button>
                     </Show>
+                    <button type="button" class="step-toggle" aria-pressed=move || svc.pausing.step.get().to_string()
+                        title="Stop at each phase of the next turn (workshop mode)"
+                        on:click=move |_| svc.pausing.step.update(|s| *s = !*s)>"Step"</button>
                     <Show when=move || conv.can_retry.get() && !conv.running.get()>
                         <button type="button" on:click=move |_| conv.retry(svc)>"Retry"</button>
                     </Show>

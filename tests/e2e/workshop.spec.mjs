@@ -90,3 +90,89 @@ test("Claude's side: a tool that does not exist, and arguments that break the sc
   expect(got.text).toMatch(/query/);
   console.expectNone();
 });
+
+test("breakpoints: pause when the tool_use arrives, edit an argument, continue; the timeline marks it edited with the original one click away", async ({ page }) => {
+  const console = watchConsole(page);
+  await openApp(page);
+  const key = "sk-e2e-breakpoints";
+  await useFakeClaude(page, key);
+  await addServer(page, URLS.python, "notes");
+  // From the timeline's phase chip.
+  await page.getByRole("button", { name: /^Stop at phase 2/ }).click();
+  await expect(page.getByRole("button", { name: /^Stop at phase 2/ })).toHaveAttribute("aria-pressed", "true");
+  await script(key, [reply(toolUse("notes_search_notes", { query: "mcp" })), { summarize: {} }]);
+  await page.getByRole("textbox", { name: "Message", exact: true }).fill("Search the notes for mcp.");
+  await page.getByRole("button", { name: "Send" }).click();
+
+  const paused = page.getByRole("region", { name: /Paused at phase 2/ });
+  await expect(paused).toBeVisible();
+  await expect(paused.getByRole("heading")).toHaveText("Paused at phase 2: Claude emits tool_use (round 1)");
+  const editor = paused.getByLabel("As it will be sent");
+  await expect(editor).toHaveValue(/"query": "mcp"/);
+  await snap(page, "paused-phase-2");
+  // A broken edit is named and cannot be sent.
+  await editor.fill('{"type": "tool_use", "id": "nope"');
+  await expect(paused.getByRole("status")).toContainText("Cannot be sent: not JSON");
+  await expect(paused.getByRole("button", { name: "Continue (F8)" })).toBeDisabled();
+  await paused.getByRole("button", { name: "Restore the original" }).click();
+  await editor.fill((await editor.inputValue()).replace('"mcp"', '"jsonrpc"'));
+  await expect(paused.getByRole("status")).toContainText("Edited: valid");
+  await snap(page, "paused-edited");
+  await page.keyboard.press("F8");
+  await expect(paused).toBeHidden();
+  await expect(page.getByRole("button", { name: "Stop", exact: true })).toBeHidden({ timeout: 30_000 });
+  // The server ran the edited call; Claude received its result.
+  expect((await received(key)).text).toContain("strict contract");
+  // The conversation says what was sent: the edited tool_use.
+  const sent = (await requests(key)).at(-1).messages;
+  expect(JSON.stringify(sent[1])).toContain('"query":"jsonrpc"');
+
+  await timelineRow(page, /Note: paused at phase 2 · tool_use notes_search_notes, breakpoint, edited/);
+  await page.getByRole("listbox", { name: /Timeline events/ }).getByRole("option", { name: /paused at phase 2/ }).click();
+  const detail = page.getByRole("dialog").first();
+  await expect(detail).toContainText('"query": "mcp"');
+  await expect(detail).toContainText('"query": "jsonrpc"');
+  console.expectNone();
+});
+
+test("step through a turn with F10, skip a call, and send tool_results that break the API's rules on purpose", async ({ page }) => {
+  const console = watchConsole(page, ["status of 400 (Bad Request)"]);
+  await openApp(page);
+  const key = "sk-e2e-step";
+  await useFakeClaude(page, key);
+  await addServer(page, URLS.python, "notes");
+  await script(key, [
+    reply(toolUse("notes_search_notes", { query: "mcp" }), toolUse("calculate", { expression: "6*7" })),
+    { summarize: {} },
+  ]);
+  await page.getByRole("button", { name: "Step", exact: true }).click();
+  await page.getByRole("textbox", { name: "Message", exact: true }).fill("Search and calculate.");
+  await page.getByRole("button", { name: "Send" }).click();
+  const heading = page.locator(".paused h2");
+  await expect(heading).toHaveText(/Paused at phase 1/);
+  await page.keyboard.press("F10");
+  await expect(heading).toHaveText(/Paused at phase 2/);
+  await page.keyboard.press("F10"); // the second tool_use
+  await expect(page.locator(".paused-what")).toContainText("tool_use calculate");
+  await page.keyboard.press("F10");
+  await expect(heading).toHaveText(/Paused at phase 3/);
+  await expect(page.locator(".paused-what")).toContainText("route notes_search_notes");
+  await page.getByRole("button", { name: "Skip this call" }).click();
+  await page.getByRole("button", { name: "Step to the next phase (F10)" }).waitFor();
+  await expect(page.locator(".paused-what")).toContainText("route calculate");
+  await page.keyboard.press("F10");
+  await expect(heading).toHaveText(/Paused at phase 4/);
+  // Leave out the first tool_result: the page names the rule, and sends it when asked.
+  const editor = page.getByLabel("As it will be sent");
+  const message = JSON.parse(await editor.inputValue());
+  expect(message.content[0].content).toContain("Skipped at a breakpoint: not executed.");
+  message.content.shift();
+  await editor.fill(JSON.stringify(message, null, 2));
+  await expect(page.locator(".draft-verdict")).toContainText("the API will refuse it");
+  await expect(page.locator(".draft-verdict")).toContainText("no tool_result for");
+  await snap(page, "paused-phase-4-rule");
+  await page.keyboard.press("F8");
+  await expect(page.getByRole("button", { name: "Stop", exact: true })).toBeHidden({ timeout: 30_000 });
+  await expect(page.getByText(/HTTP 400/).first()).toBeVisible();
+  console.expectNone();
+});

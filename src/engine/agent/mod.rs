@@ -1,16 +1,19 @@
 //! The agent loop: the four phases of the article, with local tools and MCP tools side by side.
 
 pub mod calc;
+mod call;
 pub mod catalog;
 pub mod content;
 mod cost;
 mod events;
 pub mod history;
 pub mod local;
+pub mod pause;
 pub mod route;
 mod run;
 pub mod sampling;
 
 pub use catalog::{Catalog, Origin};
 pub use events::{AgentEvent, TurnEnd, TurnOutcome};
+pub use pause::{Breakpoint, Pauser, Resume, Stop, check_edit};
 pub use run::{Agent, Approver, Emit, ServerHandle, Turn, approval};

@@ -4,19 +4,20 @@
 
 use futures::FutureExt;
 use futures::future::{LocalBoxFuture, join_all};
-use serde_json::Value;
+use serde_json::json;
 use std::borrow::Cow;
 use std::cell::Cell;
 use std::rc::Rc;
 
 use super::catalog::{Catalog, ServerTools};
 use super::events::{AgentEvent, TurnEnd, TurnOutcome};
+use super::history;
 use super::local::{LocalTool, builtin};
-use super::{content, history, route};
+use super::pause::{Breakpoint, Go, Pauser};
 use crate::engine::cancel::CancelToken;
 use crate::engine::claude::{ClaudeClient, ClaudeError, ClaudeSettings, StreamNews, caching};
-use crate::engine::faults::{Fault, Faults, Target, break_arguments, unknown_tool};
-use crate::engine::layer::{Failure, Layer};
+use crate::engine::faults::Faults;
+use crate::engine::layer::Failure;
 use crate::engine::mcp::{McpClient, McpError, RequestOptions, ToolList};
 use crate::engine::platform::Platform;
 use crate::engine::trace::{AggregatedTool, Peer, RouteTarget, TraceKind, Tracer};
@@ -47,6 +48,8 @@ pub struct Turn<'a, P: Platform> {
     /// Faults injected on Claude's side (workshop mode): a tool_use is routed as if Claude had
     /// named a tool that does not exist, or broken its schema. The history keeps what Claude sent.
     pub faults: Option<Faults>,
+    /// Breakpoints (workshop mode): where the loop stops for the user, and how it hears back.
+    pub pause: Option<Rc<dyn Pauser>>,
 }
 
 impl<'a, P: Platform> Turn<'a, P> {
@@ -57,15 +60,24 @@ impl<'a, P: Platform> Turn<'a, P> {
         cancel: &'a CancelToken,
         max_iterations: u32,
     ) -> Self {
-        Turn { settings, servers, cancel, max_iterations, approve: None, leave_out_results: false, faults: None }
+        Turn {
+            settings,
+            servers,
+            cancel,
+            max_iterations,
+            approve: None,
+            leave_out_results: false,
+            faults: None,
+            pause: None,
+        }
     }
 }
 
 pub struct Agent<P: Platform> {
-    platform: Rc<P>,
-    tracer: Tracer,
+    pub(super) platform: Rc<P>,
+    pub(super) tracer: Tracer,
     claude: ClaudeClient<P>,
-    local: Vec<LocalTool>,
+    pub(super) local: Vec<LocalTool>,
 }
 
 impl<P: Platform> Agent<P> {
@@ -155,6 +167,8 @@ impl<P: Platform> Agent<P> {
         history.push(user);
         let mut catalog = self.aggregate(turn.servers, 1, &emit).await;
         let mut iteration = 0;
+        // tool_results edited at a breakpoint into a message the API refuses: sent once.
+        let mut broken_results: Option<Message> = None;
         while iteration < turn.max_iterations {
             iteration += 1;
             if turn.cancel.is_cancelled() {
@@ -167,7 +181,17 @@ impl<P: Platform> Agent<P> {
             // Phase 2: Claude answers. It sees a tools array; it knows nothing of MCP.
             self.phase(2, iteration, &emit);
             let owed = history.last().is_some_and(|m| m.tool_results().next().is_some());
-            let sent = if turn.leave_out_results && owed {
+            let sent = if let Some(edited) = broken_results.take() {
+                self.tracer.note(
+                    Peer::Client,
+                    "Sent as edited at the breakpoint, breaking the API's rules on purpose; the conversation keeps \
+                     the tool_results as they were.",
+                );
+                let mut with_edit = history.clone();
+                with_edit.pop();
+                with_edit.push(edited);
+                Cow::Owned(with_edit)
+            } else if turn.leave_out_results && owed {
                 self.tracer.note(
                     Peer::Client,
                     "Teaching switch: this request leaves out the tool_result blocks Claude is owed. \
@@ -193,12 +217,28 @@ impl<P: Platform> Agent<P> {
                 temperature: None,
                 thinking: None,
             };
+            let payload = serde_json::to_value(&request).unwrap_or_default();
+            let title = format!(
+                "the request of round {iteration}: {} messages, {} tools",
+                request.messages.len(),
+                request.tools.len()
+            );
+            let request = match self.stop_at(turn, Breakpoint::Request, iteration, title, payload, &history).await {
+                Go::With(edited) => serde_json::from_value(edited).unwrap_or(request),
+                Go::Stop => return self.end(history, TurnEnd::Aborted, iteration, &emit),
+                Go::On | Go::Skip => request,
+            };
             emit(AgentEvent::AttemptStarted { iteration });
             let mut on_news = |news: StreamNews<'_>| forward(&emit, news);
-            let answer = match self.claude.stream(turn.settings, &request, turn.cancel, &mut on_news).await {
+            let mut answer = match self.claude.stream(turn.settings, &request, turn.cancel, &mut on_news).await {
                 Ok(a) => a,
                 Err(ClaudeError::Cancelled) => return self.end(history, TurnEnd::Aborted, iteration, &emit),
-                Err(e) => return self.end(history, TurnEnd::Failed(e), iteration, &emit),
+                Err(e) => {
+                    let failure = json!({ "layer": e.layer(), "message": e.to_string() });
+                    let title = format!("the request failed at the {} layer", e.layer());
+                    self.stop_at(turn, Breakpoint::Error, iteration, title, failure, &history).await;
+                    return self.end(history, TurnEnd::Failed(e), iteration, &emit);
+                }
             };
 
             // A-11: a tool_use cut off by max_tokens is never run; nothing of this answer is kept.
@@ -206,12 +246,31 @@ impl<P: Platform> Agent<P> {
                 let end = TurnEnd::MaxTokens { cut_off: Some(call.clone()) };
                 return self.end(history, end, iteration, &emit);
             }
-            let tool_uses = answer.tool_uses();
+            let mut tool_uses = answer.tool_uses();
             for t in &tool_uses {
                 self.tracer.emit(
                     Peer::Claude,
                     TraceKind::ToolUse { tool_use_id: t.id.clone(), name: t.name.clone(), input: t.input.clone() },
                 );
+            }
+            // Phase 2's breakpoint: each tool_use as it came; an edit is what Claude is shown to
+            // have sent, in the conversation too.
+            let mut skipped = Vec::new();
+            for t in tool_uses.iter_mut() {
+                let block = json!({ "type": "tool_use", "id": t.id, "name": t.name, "input": t.input });
+                match self
+                    .stop_at(turn, Breakpoint::ToolUse, iteration, format!("tool_use {}", t.name), block, &history)
+                    .await
+                {
+                    Go::With(edited) => {
+                        t.name = edited["name"].as_str().unwrap_or(&t.name).to_owned();
+                        t.input = edited["input"].clone();
+                        answer.replace_tool_use(t);
+                    }
+                    Go::Skip => skipped.push(t.id.clone()),
+                    Go::Stop => return self.end(history, TurnEnd::Aborted, iteration, &emit),
+                    Go::On => {}
+                }
             }
             if !answer.message.content.is_empty() {
                 // Appended verbatim: text, tool_use, thinking with its signature (A-12).
@@ -224,10 +283,42 @@ impl<P: Platform> Agent<P> {
             });
 
             if !tool_uses.is_empty() {
-                // Phase 3: route and run every call, concurrently.
+                // Phase 3: route every call (one at a time, so a breakpoint stops at each), then
+                // run them all, concurrently.
                 self.phase(3, iteration, &emit);
-                let runs = tool_uses.iter().map(|t| self.execute(t, &catalog, answer.input_error(&t.id), turn, &emit));
+                let mut stop_after = false;
+                let mut calls = Vec::new();
+                for t in &tool_uses {
+                    let (call, mut target) = self.decide(t, &catalog, answer.input_error(&t.id), turn);
+                    let not_run = |why: &str| RouteTarget::Refused { reason: format!("{why}: not executed.") };
+                    if skipped.contains(&t.id) {
+                        target = not_run("Skipped at a breakpoint");
+                    } else if stop_after {
+                        target = not_run("Stopped at a breakpoint");
+                    } else if !matches!(target, RouteTarget::Refused { .. }) {
+                        let payload = json!({ "tool_use": { "id": call.id, "name": call.name, "input": call.input }, "route": target });
+                        let title = format!("route {}: {}", call.name, target.arrow());
+                        match self.stop_at(turn, Breakpoint::Route, iteration, title, payload, &history).await {
+                            Go::Skip => target = not_run("Skipped at a breakpoint"),
+                            Go::Stop => {
+                                stop_after = true;
+                                target = not_run("Stopped at a breakpoint");
+                            }
+                            Go::On | Go::With(_) => {}
+                        }
+                    }
+                    calls.push((call, target));
+                }
+                let runs = calls.iter().map(|(call, target)| self.execute(call, target.clone(), turn, &emit));
                 let results: Vec<(ToolResult, Option<Failure>)> = join_all(runs).await;
+                for (result, failure) in &results {
+                    let Some(f) = failure else { continue };
+                    let payload = json!({ "failure": f, "tool_result": result.to_block().0 });
+                    let title = format!("a call failed at the {} layer", f.layer);
+                    if self.stop_at(turn, Breakpoint::Error, iteration, title, payload, &history).await == Go::Stop {
+                        stop_after = true;
+                    }
+                }
 
                 // Phase 4: one user message, starting with one tool_result per tool_use, in order.
                 self.phase(4, iteration, &emit);
@@ -242,11 +333,29 @@ impl<P: Platform> Agent<P> {
                         },
                     );
                 }
-                let message =
+                let mut message =
                     Message { role: Role::User, content: results.iter().map(|(r, _)| r.to_block()).collect() };
+                let payload = serde_json::to_value(&message).unwrap_or_default();
+                let title = format!("the tool_results of {} calls", results.len());
+                match self.stop_at(turn, Breakpoint::Results, iteration, title, payload, &history).await {
+                    Go::With(edited) => {
+                        let edited: Message = serde_json::from_value(edited).unwrap_or_else(|_| message.clone());
+                        let mut all = history.clone();
+                        all.push(edited.clone());
+                        if history::check(&all).is_ok() {
+                            message = edited;
+                        } else {
+                            // Broken on purpose: sent once as edited; the conversation keeps the
+                            // results as they were, so it stays valid to continue.
+                            broken_results = Some(edited);
+                        }
+                    }
+                    Go::Stop => stop_after = true,
+                    Go::On | Go::Skip => {}
+                }
                 history.push(message.clone());
                 emit(AgentEvent::ToolResults { message });
-                if turn.cancel.is_cancelled() {
+                if turn.cancel.is_cancelled() || stop_after {
                     return self.end(history, TurnEnd::Aborted, iteration, &emit);
                 }
             }
@@ -266,144 +375,6 @@ impl<P: Platform> Agent<P> {
         }
         self.end(history, TurnEnd::IterationLimit { limit: turn.max_iterations }, iteration, &emit)
     }
-
-    /// Phase 3 for one tool_use: route, (ask,) run, and turn the outcome into the tool_result
-    /// Claude will receive in phase 4. Never fails: every failure is an is_error result.
-    async fn execute(
-        &self,
-        tool_use: &ToolUse,
-        catalog: &Catalog,
-        input_error: Option<&String>,
-        turn: &Turn<'_, P>,
-        emit: &Emit,
-    ) -> (ToolResult, Option<Failure>) {
-        let injected = turn.faults.as_ref().and_then(|f| f.take(&Target::Claude, &tool_use.name));
-        let changed = injected.map(|fault| self.injected_call(tool_use, &fault, catalog));
-        let tool_use = changed.as_ref().unwrap_or(tool_use);
-        let mut target = route::decide(tool_use, catalog, input_error);
-        if let (Some(approve), false) = (&turn.approve, matches!(target, RouteTarget::Refused { .. }))
-            && !approve(tool_use, &target).await
-        {
-            target = RouteTarget::Refused { reason: "The user denied this tool call.".into() };
-        }
-        let id = tool_use.id.clone();
-        self.tracer.emit(
-            Peer::Client,
-            TraceKind::Route { tool_use_id: id.clone(), name: tool_use.name.clone(), target: target.clone() },
-        );
-        emit(AgentEvent::ToolStarted {
-            tool_use_id: id.clone(),
-            name: tool_use.name.clone(),
-            target: target.clone(),
-            input: tool_use.input.clone(),
-        });
-
-        let (result, failure) = match &target {
-            RouteTarget::Refused { reason } => (
-                content::error(&id, reason.clone()),
-                Some(Failure { layer: Layer::Client, message: reason.clone(), hint: None }),
-            ),
-            RouteTarget::Local { function } => self.run_local(&id, function, &tool_use.input),
-            RouteTarget::Server { server_id, label, tool } => {
-                match turn.servers.iter().find(|s| &s.client.config().id == server_id) {
-                    None => {
-                        let why = format!("The MCP server \"{label}\" was disconnected before the call.");
-                        (
-                            content::error(&id, why.clone()),
-                            Some(Failure { layer: Layer::Client, message: why, hint: None }),
-                        )
-                    }
-                    Some(server) => self.run_mcp(&id, server, tool, &tool_use.input, turn.cancel, emit).await,
-                }
-            }
-        };
-        emit(AgentEvent::ToolFinished { tool_use_id: id, result: result.clone(), failure: failure.clone() });
-        (result, failure)
-    }
-
-    /// The tool_use as a Claude-side fault changes it, traced as injected.
-    fn injected_call(&self, tool_use: &ToolUse, fault: &Fault, catalog: &Catalog) -> ToolUse {
-        let mut changed = tool_use.clone();
-        match fault {
-            Fault::UnknownTool => changed.name = unknown_tool(&tool_use.name),
-            Fault::BadArguments => {
-                let schema =
-                    catalog.entries.iter().find(|e| e.name == tool_use.name).map(|e| e.def.input_schema.clone());
-                changed.input = break_arguments(&schema.unwrap_or(Value::Null), &tool_use.input);
-            }
-            _ => return changed,
-        }
-        let detail = format!("{} {} → {} {}", tool_use.name, tool_use.input, changed.name, changed.input);
-        self.tracer
-            .emit(Peer::Claude, TraceKind::Injected { exchange: None, fault: fault.clone(), detail: Some(detail) });
-        changed
-    }
-
-    fn run_local(&self, id: &str, function: &str, input: &Value) -> (ToolResult, Option<Failure>) {
-        let started = self.platform.now_ms();
-        let tool = self.local.iter().find(|t| t.name == function).expect("routed to an existing local tool");
-        let outcome = (tool.run)(input, self.platform.now_ms());
-        let (output, is_error) = match &outcome {
-            Ok(s) => (s.clone(), false),
-            Err(e) => (e.clone(), true),
-        };
-        self.tracer.emit(
-            Peer::Local,
-            TraceKind::LocalCall {
-                tool_use_id: id.into(),
-                function: function.into(),
-                input: input.clone(),
-                output: output.clone(),
-                is_error,
-                elapsed_ms: self.platform.now_ms() - started,
-            },
-        );
-        match outcome {
-            Ok(text) => (content::text(id, text), None),
-            Err(e) => {
-                let failure = Failure { layer: Layer::Tool, message: format!("{function}: {e}"), hint: None };
-                (content::error(id, format!("{function} failed: {e}")), Some(failure))
-            }
-        }
-    }
-
-    async fn run_mcp(
-        &self,
-        id: &str,
-        server: &ServerHandle<P>,
-        tool: &str,
-        input: &Value,
-        cancel: &CancelToken,
-        emit: &Emit,
-    ) -> (ToolResult, Option<Failure>) {
-        let progress_emit = emit.clone();
-        let progress_id = id.to_owned();
-        let opts = RequestOptions {
-            cancel: Some(cancel.clone()),
-            timeout_ms: None,
-            on_progress: Some(Rc::new(move |p| {
-                progress_emit(AgentEvent::ToolProgress {
-                    tool_use_id: progress_id.clone(),
-                    progress: p.progress,
-                    total: p.total,
-                    message: p.message.clone(),
-                })
-            })),
-            trace_link: Some(id.to_owned()),
-        };
-        match server.client.call_tool(tool, input.clone(), &opts).await {
-            Ok(r) => {
-                let result = content::from_call(id, &r);
-                let failure = r.is_error.then(|| Failure {
-                    layer: Layer::Tool,
-                    message: format!("{tool} reported isError: {}", crate::engine::text::content_text(&result.content)),
-                    hint: None,
-                });
-                (result, failure)
-            }
-            Err(e) => (content::error(id, mcp_failure_text(&server.label, tool, &e)), Some(e.to_failure())),
-        }
-    }
 }
 
 /// Forwards stream news to the page as agent events.
@@ -413,37 +384,6 @@ fn forward(emit: &Emit, news: StreamNews<'_>) {
         StreamNews::Retrying { error, delay_ms, attempt } => {
             emit(AgentEvent::Retrying { error: error.clone(), delay_ms, attempt })
         }
-    }
-}
-
-/// What Claude reads when an MCP call fails: which layer, what happened, what it can do.
-fn mcp_failure_text(label: &str, tool: &str, e: &McpError) -> String {
-    let head = format!("Calling {tool} on the MCP server \"{label}\" failed");
-    match e {
-        McpError::Rpc(err) => format!(
-            "{head}: the server answered with JSON-RPC error {} ({}): {}. Check the arguments against the tool's input schema and try again.",
-            err.code.0,
-            err.code.name(),
-            err.message.trim_end_matches('.')
-        ),
-        McpError::Http { status, body, rpc, .. } => {
-            // What the server said, if anything readable: its JSON-RPC message, or the body's start.
-            let said = match rpc {
-                Some(err) => err.message.clone(),
-                None if !body.trim_start().starts_with('<') => body.trim().chars().take(200).collect(),
-                None => String::new(),
-            };
-            let said = if said.is_empty() { String::new() } else { format!(" ({})", said.trim_end_matches('.')) };
-            format!("{head}: HTTP {status} from the server{said}. The tool is unavailable right now.")
-        }
-        McpError::Network { .. } => {
-            format!("{head}: the server could not be reached ({e}). The tool is unavailable right now.")
-        }
-        McpError::Timeout { after_ms } => {
-            format!("{head}: no answer within {after_ms} ms, so the client gave up and cancelled it.")
-        }
-        McpError::Cancelled => format!("{head}: the user stopped it before it finished."),
-        other => format!("{head}: {other}"),
     }
 }
 

@@ -239,6 +239,17 @@ impl Assembled {
         self.input_errors.iter().find(|(id, _)| id == tool_use_id).map(|(_, why)| why)
     }
 
+    /// Puts an edited tool_use (same id) in the message in place of the one Claude sent: what a
+    /// breakpoint's edit changes in the conversation.
+    pub fn replace_tool_use(&mut self, edited: &ToolUse) {
+        for block in &mut self.message.content {
+            if block.tool_use().is_some_and(|t| t.id == edited.id) {
+                block.0["name"] = edited.name.clone().into();
+                block.0["input"] = edited.input.clone();
+            }
+        }
+    }
+
     /// The first tool call cut off before its input was complete, if any.
     pub fn cut_off_call(&self) -> Option<&ToolCallStub> {
         self.unfinished.iter().find_map(|u| u.tool.as_ref())

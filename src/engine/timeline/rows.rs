@@ -9,7 +9,7 @@ use crate::engine::faults::Fault;
 use crate::engine::layer::{Failure, Layer};
 use crate::engine::num::shortest;
 use crate::engine::platform::{Headers, Method};
-use crate::engine::trace::{AggregatedTool, AuthStep, Direction, Peer, RouteTarget, TraceEvent, TraceKind};
+use crate::engine::trace::{AggregatedTool, AuthStep, Direction, Peer, ResumeHow, RouteTarget, TraceEvent, TraceKind};
 use crate::protocol::jsonrpc::{Message, RequestId};
 use crate::protocol::mcp::method;
 
@@ -63,6 +63,8 @@ pub enum BadgeKind {
     Info,
     /// A fault the user injected (workshop mode).
     Injected,
+    /// A payload the user edited at a breakpoint.
+    Edited,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -112,6 +114,8 @@ pub struct Timeline {
     /// (server lane, JSON-RPC id) → the tool_use that request carries
     links: HashMap<(Lane, RequestId), String>,
     tool_names: HashMap<String, String>,
+    /// The row of the breakpoint the loop is (or last was) stopped at.
+    paused: Option<usize>,
 }
 
 /// At most `max` characters of `s` on one line.
@@ -231,6 +235,20 @@ impl Timeline {
                 Some(self.on_tool_result(e, tool_use_id, *is_error, content, failure.as_ref()))
             }
             TraceKind::Auth { step } => Some(self.on_auth(e, lane, step)),
+            TraceKind::Paused { at, title, .. } => {
+                let phase = at.phase().map_or("on error".to_owned(), |p| format!("phase {p}"));
+                let row = self.add(e, RowKind::Note { lane }, format!("paused at {phase}"), short(title, 80));
+                self.badge(row, BadgeKind::Info, "breakpoint", false);
+                self.paused = Some(row);
+                Some(row)
+            }
+            TraceKind::Resumed { how, .. } => {
+                let row = self.paused.take()?;
+                self.attach(row, e.seq);
+                let kind = if *how == ResumeHow::Edited { BadgeKind::Edited } else { BadgeKind::Info };
+                self.badge(row, kind, how.word(), false);
+                Some(row)
+            }
             TraceKind::Injected { exchange, fault, detail } => {
                 Some(self.on_injected(e, lane, *exchange, fault, detail.as_deref()))
             }

@@ -241,6 +241,19 @@ pub enum TraceKind {
         fault: crate::engine::faults::Fault,
         detail: Option<String>,
     },
+    /// The loop stopped at a breakpoint (workshop mode), before `payload` was sent or used.
+    Paused {
+        at: crate::engine::agent::Breakpoint,
+        iteration: u32,
+        title: String,
+        payload: Value,
+    },
+    /// … and went on; `edited` is what replaced the payload.
+    Resumed {
+        at: crate::engine::agent::Breakpoint,
+        how: ResumeHow,
+        edited: Option<Value>,
+    },
     /// A step of the authorization flow that is not an HTTP exchange of the page's own.
     Auth {
         step: AuthStep,
@@ -249,6 +262,27 @@ pub enum TraceKind {
     Note {
         text: String,
     },
+}
+
+/// How the loop went on after a breakpoint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResumeHow {
+    Continued,
+    Edited,
+    Skipped,
+    Stopped,
+}
+
+impl ResumeHow {
+    pub fn word(self) -> &'static str {
+        match self {
+            ResumeHow::Continued => "continued",
+            ResumeHow::Edited => "edited",
+            ResumeHow::Skipped => "skipped",
+            ResumeHow::Stopped => "stopped",
+        }
+    }
 }
 
 /// The steps of MCP authorization besides its HTTP requests (those are `HttpRequest` events on

@@ -7,7 +7,9 @@
 
 mod event;
 
-pub use event::{AggregatedTool, AuthStep, Direction, Peer, RequestBody, RouteTarget, TraceEvent, TraceKind};
+pub use event::{
+    AggregatedTool, AuthStep, Direction, Peer, RequestBody, ResumeHow, RouteTarget, TraceEvent, TraceKind,
+};
 
 use serde_json::Value;
 use std::cell::{Cell, RefCell};
@@ -191,6 +193,10 @@ impl Tracer {
                     other => other,
                 },
             },
+            Paused { at, iteration, title, payload } => {
+                Paused { at, iteration, title: self.mask(&title), payload: self.mask_value(payload) }
+            }
+            Resumed { at, how, edited } => Resumed { at, how, edited: edited.map(|v| self.mask_value(v)) },
             Injected { exchange, fault, detail } => Injected { exchange, fault, detail: detail.map(|d| self.mask(&d)) },
             other @ (HttpStreamEnd { .. }
             | Phase { .. }

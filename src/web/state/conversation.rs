@@ -56,7 +56,7 @@ impl Conversation {
 
     /// Forgets the conversation (the timeline stays until cleared).
     pub fn reset(&self, svc: Services) {
-        self.stop();
+        svc.stop_turn();
         self.history.set_value(Vec::new());
         self.last.set_value(None);
         self.can_retry.set(false);
@@ -125,11 +125,14 @@ impl Conversation {
                 approve,
                 leave_out_results,
                 faults: Some(faults),
+                pause: Some(svc.pausing.pauser()),
             };
             let emit = Rc::new(move |e| svc.chat.apply(&e));
             let outcome = agent.run(history, Message::user_text(text), &turn, emit).await;
             this.history.set_value(outcome.history);
             this.cancel.set_value(None);
+            // Stepping through a turn ends with it.
+            svc.pausing.step.set(false);
             let (kind, hint) = match &outcome.end {
                 TurnEnd::EndTurn | TurnEnd::StopSequence { .. } => (NoticeKind::Info, None),
                 TurnEnd::Failed(e) => (NoticeKind::Error, e.hint()),

@@ -6,6 +6,7 @@ mod chat;
 mod connect;
 mod conversation;
 mod dialogs;
+mod pausing;
 mod resources;
 mod servers;
 mod settings;
@@ -15,6 +16,7 @@ mod workshop;
 
 pub use chat::{Block, ChatItem, NoticeKind, ToolCall, ToolState};
 pub use dialogs::{Answer, Dialog, DialogKind};
+pub use pausing::Pausing;
 pub use resources::Reading;
 pub use servers::{LogLine, ServerEntry};
 pub use settings::SettingsData;
@@ -49,6 +51,7 @@ pub struct Services {
     pub dialogs: dialogs::Dialogs,
     pub conversation: conversation::Conversation,
     pub workshop: Workshop,
+    pub pausing: Pausing,
     runtime: StoredValue<Runtime, LocalStorage>,
 }
 
@@ -63,6 +66,7 @@ impl Services {
         let faults = Faults::new();
         let services = Services {
             workshop: Workshop::new(&faults),
+            pausing: Pausing::new(),
             settings: settings::Settings::load(),
             servers: servers::Servers::new(),
             chat: chat::Chat::new(),

@@ -114,6 +114,17 @@ fn raw(e: &TraceEvent) -> impl IntoView + use<> {
         ),
         TraceKind::Auth { step } => step.explain(),
         TraceKind::Injected { fault, detail, .. } => fault.explain(detail.as_deref()),
+        TraceKind::Paused { at, iteration, title, payload } => (
+            format!("Paused {} (round {iteration}): {title}", at.describe()),
+            format!("As it was about to be sent or used:\n\n{}", pretty(payload)),
+        ),
+        TraceKind::Resumed { how, edited, .. } => (
+            format!("Went on: {}", how.word()),
+            edited
+                .as_ref()
+                .map(|v| format!("What was sent instead (the original is above):\n\n{}", pretty(v)))
+                .unwrap_or_default(),
+        ),
         TraceKind::Note { text } => ("Note".into(), text.clone()),
     };
     view! {

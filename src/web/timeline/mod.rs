@@ -10,6 +10,7 @@ pub use rows::EVENTS_ID;
 
 use leptos::prelude::*;
 
+use crate::engine::agent::Breakpoint;
 use crate::engine::timeline::{Lane, phase_story, phase_title};
 use crate::web::state::use_services;
 
@@ -40,8 +41,20 @@ pub fn TimelinePanel() -> impl IntoView {
         <section id="timeline" class="panel timeline" aria-labelledby="timeline-title">
             <div class="panel-head">
                 <h2 id="timeline-title">"Timeline"</h2>
-                <ol class="phase-legend" aria-label="The four phases">
-                    {(1..=4u8).map(|p| view! { <li class=format!("phase-{p}") title=phase_story(p)>{format!("{p} {}", phase_title(p))}</li> }).collect_view()}
+                <ol class="phase-legend" aria-label="The four phases (press one to stop the loop there)">
+                    {(1..=4u8).map(|p| {
+                        let at = Breakpoint::of_phase(p).expect("a breakpoint per phase");
+                        let set = move || svc.pausing.is_set(at);
+                        view! {
+                            <li class=format!("phase-{p}")>
+                                <button type="button" class="phase-chip" title=phase_story(p) aria-pressed=move || set().to_string()
+                                    aria-label=format!("Stop at phase {p}: {}", at.describe())
+                                    on:click=move |_| svc.pausing.toggle(at)>
+                                    {move || if set() { "● " } else { "" }}{format!("{p} {}", phase_title(p))}
+                                </button>
+                            </li>
+                        }
+                    }).collect_view()}
                 </ol>
                 <span class="muted counts" aria-live="off">{move || format!("{} events · {} rows", trace.len(), count())}</span>
                 <button type="button" class="link" on:click=move |_| trace.clear() prop:disabled=move || { count() == 0 }>

@@ -22,6 +22,7 @@ fn badge_class(kind: BadgeKind) -> &'static str {
         BadgeKind::Failure => "badge failure",
         BadgeKind::Info => "badge info",
         BadgeKind::Injected => "badge injected",
+        BadgeKind::Edited => "badge edited",
     }
 }
 
@@ -310,10 +311,17 @@ fn RowView(
         RowKind::Note { lane } => {
             // Lanes are added as servers appear: positions follow them (a stale row would point
             // at another server's lane).
-            // Centred on its lane, except near the right edge, where it ends at the lane instead.
+            // Centred on its lane; near an edge it starts (left) or ends (right) at the lane, so a
+            // long note stays in the panel.
             let x = move || {
                 let at = lane_x(&lane);
-                let shift = if at > 60.0 { "-100%" } else { "-50%" };
+                let shift = if at > 60.0 {
+                    "-100%"
+                } else if at < 40.0 {
+                    "-8%"
+                } else {
+                    "-50%"
+                };
                 format!("left:{}%;transform:translateX({shift})", fixed(at, 3))
             };
             let text = if first.detail.is_empty() {
@@ -321,12 +329,30 @@ fn RowView(
             } else {
                 format!("{} · {}", first.label, first.detail)
             };
-            let failed = if first.failed { " failed" } else { "" };
+            // Badges arrive later for some notes (a breakpoint's "continued", "edited").
+            let live = Memo::new(move |_| row.with(|r| r.as_ref().map(Live::of)).unwrap_or_default());
+            let failed = move || if live.with(|l| l.failed) { " failed" } else { "" };
+            let words = move || live.with(|l| l.badges.iter().map(|b| b.text.clone()).collect::<Vec<_>>().join(", "));
+            let aria = {
+                let text = text.clone();
+                move || {
+                    let w = words();
+                    if w.is_empty() { format!("Note: {text}") } else { format!("Note: {text}, {w}") }
+                }
+            };
+            let badges = move || {
+                live.with(|l| {
+                    l.badges
+                        .iter()
+                        .map(|b| view! { <span class=badge_class(b.kind)>{b.text.clone()}</span> })
+                        .collect_view()
+                })
+            };
             view! {
-                <div class=move || format!("tl-row note{phase_class}{failed}{}", if is_active() { " active" } else { "" })
+                <div class=move || format!("tl-row note{phase_class}{}{}", failed(), if is_active() { " active" } else { "" })
                     style=top id=format!("tl-row-{index}") role="option" aria-selected=move || selected().to_string()
-                    aria-label=format!("Note: {text}") on:click=click>
-                    <span class="tl-note" style=x>{text.clone()}</span>
+                    aria-label=aria on:click=click>
+                    <span class="tl-note" style=x>{text.clone()}" "{badges}</span>
                 </div>
             }
             .into_any()

@@ -2,8 +2,12 @@
 //! The logic is the engine's (`engine::faults`); these are its controls.
 
 mod faults;
+mod paused;
 
 pub use faults::FaultsForm;
+pub use paused::PausedBanner;
+
+use paused::BreakpointChoices;
 
 use leptos::prelude::*;
 
@@ -15,6 +19,10 @@ pub fn WorkshopPanel() -> impl IntoView {
         <section class="panel workshop" aria-labelledby="workshop-title">
             <details>
                 <summary><h2 id="workshop-title">"Workshop"</h2></summary>
+                <h3>"Breakpoints"</h3>
+                <p class="muted">"The loop stops there and shows what it is about to send, editable; Continue (F8) or \
+                    Step (F10) goes on. The timeline's phase chips and the chat's Step button set them too."</p>
+                <BreakpointChoices/>
                 <h3>"Claude's side"</h3>
                 <p class="muted">"Make Claude's next tool call (or every one) name a tool that does not exist, or \
                     break the tool's schema: the page routes it as if Claude had, and Claude receives the error. \

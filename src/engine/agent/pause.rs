@@ -1,0 +1,246 @@
+//! Breakpoints (workshop mode): the loop stops at a phase, shows the payload exactly as it will
+//! be sent or used, and goes on as the user says — unchanged, edited, skipped, or stopped. An
+//! edit is checked here, against JSON and the Messages API's rules, before anything is sent; a
+//! request that breaks a rule may still be sent on purpose (to show the API's 400).
+
+use futures::future::LocalBoxFuture;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::history;
+use super::run::{Agent, Turn};
+use crate::engine::platform::Platform;
+use crate::engine::trace::{Peer, ResumeHow, TraceKind};
+use crate::protocol::claude::{CreateMessage, Message, Role};
+
+/// Where the loop can stop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Breakpoint {
+    /// Phase 1 → 2: the Messages request, with the tools array phase 1 built, before it goes.
+    Request,
+    /// Phase 2: each tool_use, as Claude sent it, before the client looks at it.
+    ToolUse,
+    /// Phase 3: each routing decision (a local function, or `tools/call` to which server).
+    Route,
+    /// Phase 4: the user message with every tool_result, before it joins the conversation.
+    Results,
+    /// Any failure, at any layer.
+    Error,
+}
+
+impl Breakpoint {
+    pub const ALL: [Breakpoint; 5] =
+        [Breakpoint::Request, Breakpoint::ToolUse, Breakpoint::Route, Breakpoint::Results, Breakpoint::Error];
+
+    /// The phase it belongs to (none for "on error").
+    pub fn phase(self) -> Option<u8> {
+        match self {
+            Breakpoint::Request => Some(1),
+            Breakpoint::ToolUse => Some(2),
+            Breakpoint::Route => Some(3),
+            Breakpoint::Results => Some(4),
+            Breakpoint::Error => None,
+        }
+    }
+
+    pub fn of_phase(phase: u8) -> Option<Breakpoint> {
+        Self::ALL.into_iter().find(|b| b.phase() == Some(phase))
+    }
+
+    /// What the loop stops before, in words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Breakpoint::Request => "before the request with the tools array goes to Claude",
+            Breakpoint::ToolUse => "when a tool_use arrives from Claude",
+            Breakpoint::Route => "before the client routes a call",
+            Breakpoint::Results => "before the tool_results go back",
+            Breakpoint::Error => "on any error",
+        }
+    }
+
+    /// Whether the payload may be edited here.
+    pub fn editable(self) -> bool {
+        matches!(self, Breakpoint::Request | Breakpoint::ToolUse | Breakpoint::Results)
+    }
+
+    /// Whether the step may be skipped here (the call is not run; Claude is told so).
+    pub fn skippable(self) -> bool {
+        matches!(self, Breakpoint::ToolUse | Breakpoint::Route)
+    }
+}
+
+/// Where the loop stands, and what it is about to send or do.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stop {
+    pub at: Breakpoint,
+    pub iteration: u32,
+    /// In a few words: "tool_use get_weather", "tools/call echo on everything".
+    pub title: String,
+    pub payload: Value,
+    /// The conversation before the payload, to check an edit of the tool_results against.
+    pub history: Vec<Message>,
+    /// Why the last edit could not be used, when the loop asks again.
+    pub problem: Option<String>,
+}
+
+/// How the user lets the loop go on.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Resume {
+    Continue,
+    /// This payload instead (checked with [`check_edit`]).
+    Edited(Value),
+    /// Do not run this call: Claude gets an is_error result saying so.
+    Skip,
+    /// End the turn here.
+    Stop,
+}
+
+/// What an edit is worth: `Err` cannot be used at all; `Ok(Some(rule))` can be sent, but breaks
+/// one of the API's rules (named), which the API will refuse.
+pub fn check_edit(stop: &Stop, edited: &Value) -> Result<Option<String>, String> {
+    match stop.at {
+        Breakpoint::Request => {
+            let request: CreateMessage =
+                serde_json::from_value(edited.clone()).map_err(|e| format!("not a Messages request: {e}"))?;
+            for t in &request.tools {
+                if !t.input_schema.is_object() {
+                    return Err(format!("tool {}: input_schema must be a JSON object", t.name));
+                }
+            }
+            Ok(history::check(&request.messages).err().map(|rule| format!("the API will refuse it: {rule}")))
+        }
+        Breakpoint::ToolUse => {
+            let id = edited.get("id").and_then(Value::as_str);
+            if id != stop.payload.get("id").and_then(Value::as_str) {
+                return Err("the id must stay as it is: the tool_result answers it".into());
+            }
+            if !edited.get("name").is_some_and(Value::is_string) {
+                return Err("\"name\" must be a string".into());
+            }
+            if !edited.get("input").is_some_and(Value::is_object) {
+                return Err("\"input\" must be a JSON object".into());
+            }
+            Ok(None)
+        }
+        Breakpoint::Results => {
+            let message: Message = serde_json::from_value(edited.clone()).map_err(|e| format!("not a message: {e}"))?;
+            if message.role != Role::User {
+                return Err("the tool_results go back in a user message".into());
+            }
+            let mut all = stop.history.clone();
+            all.push(message);
+            Ok(history::check(&all).err().map(|rule| format!("the API will refuse it: {rule}")))
+        }
+        Breakpoint::Route | Breakpoint::Error => Err("nothing to edit here".into()),
+    }
+}
+
+/// What the loop does after a breakpoint.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Go {
+    On,
+    With(Value),
+    Skip,
+    Stop,
+}
+
+/// Edits that cannot be used are asked for again, at most this many times (then the loop goes
+/// on with the payload as it was).
+const MAX_ASKS: u32 = 20;
+
+impl<P: Platform> Agent<P> {
+    /// Stops at `at` if the user set a breakpoint there, traces where and how the loop went on,
+    /// and says what to do; an edit that cannot be used is asked for again, with the reason.
+    pub(super) async fn stop_at(
+        &self,
+        turn: &Turn<'_, P>,
+        at: Breakpoint,
+        iteration: u32,
+        title: String,
+        payload: Value,
+        history: &[Message],
+    ) -> Go {
+        let Some(pauser) = turn.pause.as_ref().filter(|p| p.breaks_at(at)) else { return Go::On };
+        let paused = TraceKind::Paused { at, iteration, title: title.clone(), payload: payload.clone() };
+        self.tracer.emit(Peer::Client, paused);
+        let mut stop = Stop { at, iteration, title, payload, history: history.to_vec(), problem: None };
+        let mut outcome = (ResumeHow::Continued, Go::On, None);
+        for _ in 0..MAX_ASKS {
+            outcome = match pauser.pause(stop.clone()).await {
+                Resume::Continue => (ResumeHow::Continued, Go::On, None),
+                Resume::Skip if at.skippable() => (ResumeHow::Skipped, Go::Skip, None),
+                Resume::Skip => (ResumeHow::Continued, Go::On, None),
+                Resume::Stop => (ResumeHow::Stopped, Go::Stop, None),
+                // A rule the edit breaks was shown; sending it anyway is the user's lesson.
+                Resume::Edited(v) if v == stop.payload => (ResumeHow::Continued, Go::On, None),
+                Resume::Edited(v) => match check_edit(&stop, &v) {
+                    Ok(_) => (ResumeHow::Edited, Go::With(v.clone()), Some(v)),
+                    Err(problem) => {
+                        stop.problem = Some(problem);
+                        continue;
+                    }
+                },
+            };
+            break;
+        }
+        let (how, go, edited) = outcome;
+        self.tracer.emit(Peer::Client, TraceKind::Resumed { at, how, edited });
+        go
+    }
+}
+
+/// Stops the loop and waits for the user.
+pub trait Pauser {
+    /// Whether the loop stops at `at` now (the set can change while a turn runs: "step").
+    fn breaks_at(&self, at: Breakpoint) -> bool;
+    fn pause(&self, stop: Stop) -> LocalBoxFuture<'static, Resume>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn stop(at: Breakpoint, payload: Value, history: Vec<Message>) -> Stop {
+        Stop { at, iteration: 1, title: String::new(), payload, history, problem: None }
+    }
+
+    #[test]
+    fn an_edited_tool_use_keeps_its_id_and_an_object_input() {
+        let s = stop(Breakpoint::ToolUse, json!({"type":"tool_use","id":"t1","name":"a","input":{}}), vec![]);
+        assert_eq!(check_edit(&s, &json!({"id":"t1","name":"a","input":{"x":1}})), Ok(None));
+        assert!(check_edit(&s, &json!({"id":"t2","name":"a","input":{}})).unwrap_err().contains("id must stay"));
+        assert!(check_edit(&s, &json!({"id":"t1","name":"a","input":"x"})).unwrap_err().contains("input"));
+    }
+
+    #[test]
+    fn edited_results_are_checked_against_the_apis_rules_and_may_still_be_sent() {
+        let history: Vec<Message> = serde_json::from_value(json!([
+            {"role":"user","content":[{"type":"text","text":"hi"}]},
+            {"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"a","input":{}},{"type":"tool_use","id":"t2","name":"b","input":{}}]}
+        ]))
+        .unwrap();
+        let s = stop(Breakpoint::Results, json!({}), history);
+        let both = json!({"role":"user","content":[
+            {"type":"tool_result","tool_use_id":"t1","content":"1"},{"type":"tool_result","tool_use_id":"t2","content":"2"}]});
+        assert_eq!(check_edit(&s, &both), Ok(None));
+        let orphan = json!({"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"1"}]});
+        assert!(check_edit(&s, &orphan).unwrap().unwrap().contains("no tool_result for t2"));
+        let late = json!({"role":"user","content":[{"type":"text","text":"x"},
+            {"type":"tool_result","tool_use_id":"t1","content":"1"},{"type":"tool_result","tool_use_id":"t2","content":"2"}]});
+        assert!(check_edit(&s, &late).unwrap().unwrap().contains("must come first"));
+        assert!(check_edit(&s, &json!({"role":"user"})).is_err(), "not a message at all");
+    }
+
+    #[test]
+    fn an_edited_request_must_be_a_request() {
+        let s = stop(Breakpoint::Request, json!({}), vec![]);
+        let ok =
+            json!({"model":"m","max_tokens":10,"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}]});
+        assert_eq!(check_edit(&s, &ok), Ok(None));
+        assert!(check_edit(&s, &json!({"model":"m"})).is_err());
+        let broken = json!({"model":"m","max_tokens":10,"messages":[{"role":"assistant","content":[{"type":"text","text":"hi"}]}]});
+        assert!(check_edit(&s, &broken).unwrap().unwrap().contains("first message must be the user's"));
+    }
+}
