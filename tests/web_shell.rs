@@ -32,10 +32,10 @@ fn region_names(host: &web_sys::HtmlElement) -> Vec<String> {
 }
 
 #[wasm_bindgen_test]
-async fn shell_has_the_four_named_areas() {
+async fn shell_has_its_named_areas() {
     let host = mount();
     leptos::task::tick().await;
-    assert_eq!(region_names(&host), ["Settings", "Servers", "Chat", "Timeline"]);
+    assert_eq!(region_names(&host), ["Settings", "Servers", "Workshop", "Chat", "Timeline"]);
     assert_eq!(host.query_selector("h1").unwrap().unwrap().text_content().unwrap(), "Loopscope");
     host.remove();
 }

@@ -13,7 +13,7 @@ use std::rc::Rc;
 use crate::engine::layer::Layer;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum Fault {
     /// No HTTP answer: the server is down, or the network is.
     Network,

@@ -17,6 +17,7 @@ pub mod layer;
 pub mod mcp;
 pub mod num;
 pub mod platform;
+pub mod session;
 pub mod settings;
 pub mod sse;
 pub mod text;

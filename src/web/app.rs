@@ -10,7 +10,7 @@ use super::settings_panel::SettingsPanel;
 use super::state::Services;
 use super::theme::ThemeToggle;
 use super::timeline::{EVENTS_ID, TimelinePanel};
-use super::workshop::{PausedBanner, WorkshopPanel};
+use super::workshop::{PausedBanner, ViewingBanner, WorkshopPanel};
 use wasm_bindgen::JsCast;
 
 /// A link that moves focus to `target` (the timeline's section when it has no rows yet).
@@ -59,6 +59,7 @@ pub fn App() -> impl IntoView {
             </aside>
             <main class="stage">
                 <PausedBanner/>
+                <ViewingBanner/>
                 <ChatPanel/>
                 <TimelinePanel/>
             </main>

@@ -148,6 +148,7 @@ pub fn ChatPanel() -> impl IntoView {
             <form class="composer" on:submit=move |ev: leptos::ev::SubmitEvent| { ev.prevent_default(); send(); }>
                 <label for="composer" class="visually-hidden">"Message"</label>
                 <textarea id="composer" rows="2" placeholder="Ask Claude… (Enter to send, Shift+Enter for a new line)"
+                    prop:disabled=move || svc.sessions.viewing.with(Option::is_some)
                     prop:value=move || conv.draft.get()
                     on:input=move |ev| conv.draft.set(event_target_value(&ev))
                     on:keydown=move |ev: leptos::ev::KeyboardEvent| {
@@ -158,7 +159,8 @@ pub fn ChatPanel() -> impl IntoView {
                     }></textarea>
                 <div class="composer-actions">
                     <Show when=move || conv.running.get() fallback=move || view! {
-                        <button type="submit" class="primary" prop:disabled=move || conv.draft.with(|d| d.trim().is_empty())>"Send"</button>
+                        <button type="submit" class="primary"
+                            prop:disabled=move || conv.draft.with(|d| d.trim().is_empty()) || svc.sessions.viewing.with(Option::is_some)>"Send"</button>
                     }>
                         <button type="button" class="danger" on:click=move |_| svc.stop_turn()>"Stop"</button>
                     </Show>

@@ -176,3 +176,63 @@ test("step through a turn with F10, skip a call, and send tool_results that brea
   await expect(page.getByText(/HTTP 400/).first()).toBeVisible();
   console.expectNone();
 });
+
+test("export a session with no secret in it, open it read-only with no network, and replay it against live servers", async ({ page, context, browser }) => {
+  const console = watchConsole(page);
+  await openApp(page);
+  // Real-looking secrets: the key (also typed into a message by mistake) and a header value.
+  const key = "sk-ant-api03-e2eSessionKey_4f9c2b7d1e6a8b3c5d0e9f7a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c";
+  const header = "Bearer ghp_e2eHeaderSecret0123456789abcdefABCDEF";
+  await useFakeClaude(page, key);
+  await page.getByLabel("MCP server URL").fill(URLS.python);
+  await page.getByText("Label and headers").click();
+  await page.getByLabel("Label (tool name prefix)").fill("notes");
+  await page.getByLabel("Headers, one per line").fill(`Authorization: ${header}`);
+  await page.getByRole("button", { name: "Connect", exact: true }).click();
+  await page.getByText("Label and headers").click();
+  await expect(page.getByRole("article", { name: "notes" }).getByText("connected", { exact: true })).toBeVisible();
+  await script(key, [reply(toolUse("notes_search_notes", { query: "mcp" })), { summarize: {} }]);
+  await ask(page, `Search the notes. (oops, my key: ${key})`);
+
+  const workshop = page.getByRole("region", { name: "Workshop" });
+  await workshop.getByText("Workshop").click();
+  const downloading = page.waitForEvent("download");
+  await workshop.getByRole("button", { name: "Export this session" }).click();
+  const file = await (await downloading).path();
+  const text = (await import("node:fs")).readFileSync(file, "utf8");
+  expect(text).not.toContain(key);
+  expect(text).not.toContain("e2eSessionKey");
+  expect(text).not.toContain("ghp_e2eHeaderSecret");
+  const session = JSON.parse(text);
+  expect(session.loopscope_session).toBe(1);
+  expect(session.servers[0]).toMatchObject({ label: "notes", header_names: ["Authorization"] });
+  expect(session.conversation.length).toBe(4);
+  expect(session.trace.length).toBeGreaterThan(20);
+
+  // Another browser, offline: only the page itself may load.
+  const offline = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+  await offline.route((url) => !url.href.startsWith(new URL(page.url()).origin), (route) => route.abort());
+  const viewer = await offline.newPage();
+  const viewerConsole = watchConsole(viewer);
+  await openApp(viewer);
+  const panel = viewer.getByRole("region", { name: "Workshop" });
+  await panel.getByText("Workshop").click();
+  await panel.getByLabel("Open a recorded session…").setInputFiles(file);
+  await expect(viewer.getByRole("region", { name: "A recorded session" })).toContainText("1 turn");
+  await expect(viewer.getByText("Search the notes. (oops, my key: ••••••)")).toBeVisible();
+  await expect(viewer.locator(".chat").getByText(/^Tool results — .*microservices for LLMs/)).toBeVisible();
+  await expect(viewer.getByRole("button", { name: "Send" })).toBeDisabled();
+  await timelineRow(viewer, /Loopscope to MCP: notes: tools\/call #\d+, search_notes/);
+  await snap(viewer, "session-imported");
+  viewerConsole.expectNone();
+
+  // Replay it here, against the live server and the fake API: the same turn, compared.
+  await workshop.getByLabel("Open a recorded session…").setInputFiles(file);
+  await script(key, [reply(toolUse("notes_search_notes", { query: "mcp" })), { summarize: {} }]);
+  await page.getByRole("button", { name: "Replay it against your servers and model" }).click();
+  const comparison = page.getByRole("region", { name: "The replay next to the recording" });
+  await expect(comparison).toContainText("1 turns, 0 changed.", { timeout: 30_000 });
+  await snap(page, "session-replayed");
+  await offline.close();
+  console.expectNone();
+});

@@ -38,7 +38,7 @@ pub struct AggregatedTool {
 
 /// Where phase 3 sends a tool_use.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "to", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum RouteTarget {
     Local {
         function: String,
@@ -115,7 +115,7 @@ pub struct TraceEvent {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum TraceKind {
     HttpRequest {
         exchange: u64,
@@ -288,7 +288,7 @@ impl ResumeHow {
 /// The steps of MCP authorization besides its HTTP requests (those are `HttpRequest` events on
 /// the authorization lane, each with a `summary` naming the step).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "step", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum AuthStep {
     /// The MCP server asked for authorization (401) or for more scope (403).
     Challenged { status: u16, scope: Option<String>, error: Option<String> },

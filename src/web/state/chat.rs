@@ -33,7 +33,7 @@ pub enum ToolState {
     },
     /// The turn ended before the call could run (cut off, the request failed, stopped).
     NotRun {
-        why: &'static str,
+        why: String,
     },
 }
 
@@ -106,11 +106,11 @@ impl Chat {
     }
 
     /// A signal owned by the conversation (see `owner`).
-    fn signal<T: Send + Sync + 'static>(&self, value: T) -> RwSignal<T> {
+    pub(super) fn signal<T: Send + Sync + 'static>(&self, value: T) -> RwSignal<T> {
         self.owner.with_value(|o| o.with(|| RwSignal::new(value)))
     }
 
-    fn id(&self) -> u64 {
+    pub(super) fn id(&self) -> u64 {
         let n = self.next.get_value();
         self.next.set_value(n + 1);
         n
@@ -296,7 +296,7 @@ impl Chat {
                                     if let Block::Tool { call, .. } = b
                                         && matches!(call.state.get_untracked(), ToolState::Writing | ToolState::Running)
                                     {
-                                        call.state.set(ToolState::NotRun { why });
+                                        call.state.set(ToolState::NotRun { why: why.to_owned() });
                                     }
                                 }
                             });

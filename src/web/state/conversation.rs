@@ -54,6 +54,17 @@ impl Conversation {
         });
     }
 
+    /// The conversation (a recorded session's, to view or replay).
+    pub fn history(&self) -> Vec<crate::protocol::claude::Message> {
+        self.history.get_value()
+    }
+
+    pub fn set_history(&self, history: Vec<crate::protocol::claude::Message>) {
+        self.history.set_value(history);
+        self.last.set_value(None);
+        self.can_retry.set(false);
+    }
+
     /// Forgets the conversation (the timeline stays until cleared).
     pub fn reset(&self, svc: Services) {
         svc.stop_turn();
@@ -87,6 +98,11 @@ impl Conversation {
     }
 
     fn run(&self, svc: Services, text: String) {
+        spawn_local(self.turn(svc, text));
+    }
+
+    /// Starts a turn now and returns the rest of it, to await (a replay runs turns in order).
+    pub fn turn(&self, svc: Services, text: String) -> impl std::future::Future<Output = ()> + 'static {
         let this = *self;
         svc.chat.user(text.clone());
         let leave_out_results = this.leave_out_next.get_untracked();
@@ -116,7 +132,7 @@ impl Conversation {
                 approval(async move { matches!(svc.dialogs.ask(kind).await, Some(Answer::Approve(true))) })
             }) as Approver
         });
-        spawn_local(async move {
+        async move {
             let turn = Turn {
                 settings: &settings,
                 servers: &servers,
@@ -147,6 +163,6 @@ impl Conversation {
             }
             svc.chat.notice(kind, text, hint);
             this.running.set(false);
-        });
+        }
     }
 }

@@ -9,9 +9,11 @@ mod dialogs;
 mod pausing;
 mod resources;
 mod servers;
+mod session;
 mod settings;
 mod storage;
 mod trace;
+mod transcript;
 mod workshop;
 
 pub use chat::{Block, ChatItem, NoticeKind, ToolCall, ToolState};
@@ -19,6 +21,7 @@ pub use dialogs::{Answer, Dialog, DialogKind};
 pub use pausing::Pausing;
 pub use resources::Reading;
 pub use servers::{LogLine, ServerEntry};
+pub use session::{Sessions, Viewing};
 pub use settings::SettingsData;
 pub use workshop::Workshop;
 
@@ -52,6 +55,7 @@ pub struct Services {
     pub conversation: conversation::Conversation,
     pub workshop: Workshop,
     pub pausing: Pausing,
+    pub sessions: Sessions,
     runtime: StoredValue<Runtime, LocalStorage>,
 }
 
@@ -67,6 +71,7 @@ impl Services {
         let services = Services {
             workshop: Workshop::new(&faults),
             pausing: Pausing::new(),
+            sessions: Sessions::new(),
             settings: settings::Settings::load(),
             servers: servers::Servers::new(),
             chat: chat::Chat::new(),

@@ -224,7 +224,7 @@ pub fn DetailPane() -> impl IntoView {
     Effect::new(move |_| {
         if trace.selected.get().is_some() {
             request_animation_frame(move || {
-                if let Some(b) = close_ref.get_untracked() {
+                if let Some(b) = close_ref.try_get_untracked().flatten() {
                     let _ = b.focus();
                 }
             });
@@ -249,7 +249,7 @@ pub fn DetailPane() -> impl IntoView {
     );
     move || {
         let row = row.get()?;
-        let servers = svc.servers.names();
+        let servers = svc.lane_names();
         let route = match &row.kind {
             RowKind::Arrow { from, to } => format!("{} → {}", lane_name(from, &servers), lane_name(to, &servers)),
             RowKind::Note { lane } => lane_name(lane, &servers),

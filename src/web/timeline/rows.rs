@@ -78,7 +78,7 @@ pub fn Rows() -> impl IntoView {
     let view_h = RwSignal::new(600.0f64);
     let active = RwSignal::new(None::<usize>);
 
-    let servers = Memo::new(move |_| svc.servers.names());
+    let servers = Memo::new(move |_| svc.lane_names());
     let lanes = Memo::new(move |_| trace.with_timeline(|t| t.lanes().to_vec()));
     let shown = Memo::new(move |_| {
         let collapsed = trace.collapsed.get();
@@ -98,15 +98,16 @@ pub fn Rows() -> impl IntoView {
     Effect::new(move |_| {
         shown.track();
         if trace.follow.get_untracked() {
+            // A frame later the rows may be gone (the trace cleared): nothing to scroll then.
             request_animation_frame(move || {
-                if let Some(el) = scroll.get_untracked() {
+                if let Some(el) = scroll.try_get_untracked().flatten() {
                     el.set_scroll_top(el.scroll_height());
                 }
             });
         }
     });
     let measure = move || {
-        if let Some(el) = scroll.get_untracked() {
+        if let Some(el) = scroll.try_get_untracked().flatten() {
             view_h.set(el.client_height() as f64);
             let top = el.scroll_top() as f64;
             let before = scroll_top.get_untracked();

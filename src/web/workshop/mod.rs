@@ -3,11 +3,14 @@
 
 mod faults;
 mod paused;
+mod sessions;
 
 pub use faults::FaultsForm;
 pub use paused::PausedBanner;
+pub use sessions::ViewingBanner;
 
 use paused::BreakpointChoices;
+use sessions::SessionChoices;
 
 use leptos::prelude::*;
 
@@ -23,6 +26,8 @@ pub fn WorkshopPanel() -> impl IntoView {
                 <p class="muted">"The loop stops there and shows what it is about to send, editable; Continue (F8) or \
                     Step (F10) goes on. The timeline's phase chips and the chat's Step button set them too."</p>
                 <BreakpointChoices/>
+                <h3>"Sessions"</h3>
+                <SessionChoices/>
                 <h3>"Claude's side"</h3>
                 <p class="muted">"Make Claude's next tool call (or every one) name a tool that does not exist, or \
                     break the tool's schema: the page routes it as if Claude had, and Claude receives the error. \

@@ -1,0 +1,180 @@
+//! Recorded sessions in the page: export (a JSON file with no key, header value or token),
+//! import (shown read-only, with no key and no network), and replay (the same user messages
+//! against the live servers and model, compared turn by turn with the recording).
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use wasm_bindgen::JsCast;
+
+use super::Services;
+use crate::engine::session::{SESSION_VERSION, Session, SessionServer, TurnDiff, compare, turns};
+
+/// A recorded session the page is showing instead of its own.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Viewing {
+    pub exported_at_ms: f64,
+    pub turns: usize,
+    /// The recording's server names, by the ids its trace uses.
+    pub names: Vec<(String, String)>,
+}
+
+#[derive(Clone, Copy)]
+pub struct Sessions {
+    pub viewing: RwSignal<Option<Viewing>>,
+    /// The recording being viewed (or replayed).
+    recorded: StoredValue<Option<Session>>,
+    /// A replay's comparison, turn by turn, once it is done.
+    pub comparison: RwSignal<Option<Vec<TurnDiff>>>,
+    pub replaying: RwSignal<bool>,
+    /// Why the last import failed.
+    pub problem: RwSignal<Option<String>>,
+}
+
+impl Sessions {
+    pub fn new() -> Self {
+        Sessions {
+            viewing: RwSignal::new(None),
+            recorded: StoredValue::new(None),
+            comparison: RwSignal::new(None),
+            replaying: RwSignal::new(false),
+            problem: RwSignal::new(None),
+        }
+    }
+}
+
+impl Default for Sessions {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Offers `text` as a file download.
+fn download(name: &str, text: &str) {
+    let parts = js_sys::Array::of1(&text.into());
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type("application/json");
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options) else { return };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else { return };
+    if let Ok(a) = document().create_element("a") {
+        let _ = a.set_attribute("href", &url);
+        let _ = a.set_attribute("download", name);
+        if let Ok(a) = a.dyn_into::<web_sys::HtmlElement>() {
+            a.click();
+        }
+    }
+    let _ = web_sys::Url::revoke_object_url(&url);
+}
+
+impl Services {
+    /// The server names the timeline's lanes use: the recording's while one is viewed.
+    pub fn lane_names(&self) -> Vec<(String, String)> {
+        match self.sessions.viewing.with(|v| v.as_ref().map(|v| v.names.clone())) {
+            Some(names) => names,
+            None => self.servers.names(),
+        }
+    }
+
+    /// This session as a file.
+    pub fn session(&self) -> Session {
+        let servers = self.servers.list.with_untracked(|l| {
+            l.iter()
+                .map(|s| SessionServer {
+                    id: s.id.clone(),
+                    url: s.url.clone(),
+                    label: s.label_untracked(),
+                    header_names: s.data.with_untracked(|d| d.header_names.clone()),
+                    revision: s.data.with_untracked(|d| super::servers::pin_of(d.revision)),
+                })
+                .collect()
+        });
+        Session {
+            loopscope_session: SESSION_VERSION,
+            app_version: env!("CARGO_PKG_VERSION").into(),
+            exported_at_ms: self.now_ms(),
+            settings: self.settings.data.get_untracked(),
+            servers,
+            conversation: self.conversation.history(),
+            transcript: self.chat.transcript(),
+            trace: self.trace.with_events_untracked(<[_]>::to_vec),
+        }
+    }
+
+    pub fn export_session(&self) {
+        let session = self.session();
+        let text = self.runtime(|r| session.to_json(&r.tracer));
+        let (stamp, _) = crate::engine::time::format_iso(session.exported_at_ms, 0);
+        let stamp: String = stamp.chars().filter(char::is_ascii_digit).take(12).collect();
+        download(&format!("loopscope-session-{stamp}.json"), &text);
+    }
+
+    /// Shows a recorded session read-only, in place of this one.
+    pub fn import_session(&self, text: &str) {
+        let session = match Session::from_json(text) {
+            Ok(s) => s,
+            Err(e) => {
+                self.sessions.problem.set(Some(format!("That file cannot be opened: {e}.")));
+                return;
+            }
+        };
+        self.sessions.problem.set(None);
+        self.stop_turn();
+        self.trace.clear();
+        for event in &session.trace {
+            self.trace.push(event.clone());
+        }
+        self.chat.load(&session.transcript);
+        self.conversation.set_history(session.conversation.clone());
+        let names = session
+            .servers
+            .iter()
+            .map(|s| (s.id.clone(), crate::engine::mcp::display_name(&s.label, &s.url)))
+            .collect();
+        self.sessions.viewing.set(Some(Viewing {
+            exported_at_ms: session.exported_at_ms,
+            turns: turns(&session.trace).len(),
+            names,
+        }));
+        self.sessions.comparison.set(None);
+        self.sessions.recorded.set_value(Some(session));
+    }
+
+    /// Back to the page's own (empty) session.
+    pub fn close_session(&self) {
+        self.sessions.viewing.set(None);
+        self.sessions.comparison.set(None);
+        self.trace.clear();
+        self.conversation.reset(*self);
+    }
+
+    /// Runs the recording's user messages again, in order, against the live servers and model,
+    /// then compares the two turn by turn.
+    pub fn replay_session(&self) {
+        let Some(recorded) = self.sessions.recorded.get_value() else { return };
+        if let Err(why) = self.settings.ready() {
+            self.sessions.problem.set(Some(why));
+            return;
+        }
+        let svc = *self;
+        let before = turns(&recorded.trace);
+        self.sessions.viewing.set(None);
+        self.sessions.problem.set(None);
+        self.trace.clear();
+        self.conversation.reset(svc);
+        self.sessions.replaying.set(true);
+        spawn_local(async move {
+            for turn in &before {
+                svc.conversation.turn(svc, turn.user.clone()).await;
+            }
+            let after = svc.trace.with_events_untracked(turns);
+            svc.sessions.comparison.set(Some(compare(&before, &after)));
+            svc.sessions.replaying.set(false);
+        });
+    }
+
+    /// When the recording was made, in the page's words.
+    pub fn recorded_when(&self, at_ms: f64) -> String {
+        let offset = -(js_sys::Date::new_0().get_timezone_offset() as i64);
+        let (iso, _) = crate::engine::time::format_iso(at_ms, offset);
+        iso.replace('T', " ").chars().take(16).collect()
+    }
+}

@@ -1,0 +1,106 @@
+//! Recorded sessions on the page: export and import (the Workshop panel), the banner of a
+//! session being viewed, and a replay's comparison with its recording.
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::engine::session::TurnDiff;
+use crate::web::state::use_services;
+
+#[component]
+pub fn SessionChoices() -> impl IntoView {
+    let svc = use_services();
+    let open = move |ev: leptos::ev::Event| {
+        let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
+        let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
+        input.set_value("");
+        leptos::task::spawn_local(async move {
+            match JsFuture::from(file.text()).await.ok().and_then(|t| t.as_string()) {
+                Some(text) => svc.import_session(&text),
+                None => svc.sessions.problem.set(Some("That file could not be read.".into())),
+            }
+        });
+    };
+    view! {
+        <div class="sessions">
+            <button type="button" on:click=move |_| svc.export_session()>"Export this session"</button>
+            <label class="file-choice">"Open a recorded session… "
+                <input type="file" accept=".json,application/json" on:change=open/>
+            </label>
+            <p class="muted">"A session file holds the settings, the servers, the conversation and the whole trace: \
+                never the key, a header value or a token (docs/session.md)."</p>
+            {move || svc.sessions.problem.get().map(|p| view! { <p class="form-error" role="alert">{p}</p> })}
+        </div>
+    }
+}
+
+/// The banner of a recorded session being viewed.
+#[component]
+pub fn ViewingBanner() -> impl IntoView {
+    let svc = use_services();
+    view! {
+        {move || svc.sessions.viewing.get().map(|v| view! {
+            <section class="viewing" role="region" aria-labelledby="viewing-title">
+                <h2 id="viewing-title">"A recorded session"</h2>
+                <p>{format!(
+                    "Exported {}, {} {}. Read-only: shown as recorded, with no key and no network. Click any arrow for its details.",
+                    svc.recorded_when(v.exported_at_ms), v.turns, if v.turns == 1 { "turn" } else { "turns" }
+                )}</p>
+                <div class="card-actions">
+                    <button type="button" class="primary" on:click=move |_| svc.replay_session()>
+                        "Replay it against your servers and model"
+                    </button>
+                    <button type="button" on:click=move |_| svc.close_session()>"Close it"</button>
+                </div>
+            </section>
+        })}
+        <Show when=move || svc.sessions.replaying.get()>
+            <section class="viewing" role="status"><p>"Replaying the recorded session, turn by turn…"</p></section>
+        </Show>
+        {move || svc.sessions.comparison.get().map(|diffs| view! { <Comparison diffs/> })}
+    }
+}
+
+fn side(v: &Option<String>) -> String {
+    v.clone().unwrap_or_else(|| "—".into())
+}
+
+#[component]
+fn Comparison(diffs: Vec<TurnDiff>) -> impl IntoView {
+    let svc = use_services();
+    let changed = diffs.iter().filter(|d| !d.unchanged()).count();
+    view! {
+        <section class="viewing comparison" role="region" aria-labelledby="comparison-title">
+            <h2 id="comparison-title">"The replay next to the recording"</h2>
+            <p>{format!("{} {}, {changed} changed.", diffs.len(), if diffs.len() == 1 { "turn" } else { "turns" })}</p>
+            <ol class="turn-diffs">
+                {diffs.into_iter().map(|d| {
+                    let verdict = if d.unchanged() { "unchanged" } else { "changed" };
+                    view! {
+                        <li class=verdict>
+                            <p><strong>{d.user.clone()}</strong>" — "{verdict}</p>
+                            {(!d.tools_added.is_empty() || !d.tools_removed.is_empty()).then(|| view! {
+                                <p>{format!("tools array: added {}; removed {}",
+                                    if d.tools_added.is_empty() { "none".into() } else { d.tools_added.join(", ") },
+                                    if d.tools_removed.is_empty() { "none".into() } else { d.tools_removed.join(", ") })}</p>
+                            })}
+                            <table class="diff">
+                                <thead><tr><th></th><th>"Recorded"</th><th>"Replayed"</th></tr></thead>
+                                <tbody>
+                                    {d.calls.iter().map(|(a, b)| view! {
+                                        <tr class:differs=a != b><th>"call"</th><td>{side(a)}</td><td>{side(b)}</td></tr>
+                                    }).collect_view()}
+                                    {d.results.iter().map(|(a, b)| view! {
+                                        <tr class:differs=a != b><th>"result"</th><td>{side(a)}</td><td>{side(b)}</td></tr>
+                                    }).collect_view()}
+                                </tbody>
+                            </table>
+                        </li>
+                    }
+                }).collect_view()}
+            </ol>
+            <button type="button" on:click=move |_| svc.sessions.comparison.set(None)>"Close the comparison"</button>
+        </section>
+    }
+}
