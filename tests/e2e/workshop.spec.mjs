@@ -226,12 +226,24 @@ test("export a session with no secret in it, open it read-only with no network, 
   await snap(viewer, "session-imported");
   viewerConsole.expectNone();
 
+  // Opening it here sets this page's own conversation aside, and closing it brings it back.
+  await script(key, [reply({ text: "A second answer, after the export." })]);
+  await ask(page, "One more question.");
+  await expect(page.getByText("A second answer, after the export.")).toBeVisible();
+  await workshop.getByLabel("Open a recorded session…").setInputFiles(file);
+  const banner = page.getByRole("region", { name: "A recorded session" });
+  await expect(banner).toContainText("Your own conversation is set aside");
+  await expect(page.getByText("A second answer, after the export.")).toHaveCount(0);
+  await banner.getByRole("button", { name: "Close it" }).click();
+  await expect(page.getByText("A second answer, after the export.")).toBeVisible();
+  await expect(page.getByPlaceholder(/Ask Claude/)).toBeEnabled();
+
   // Replay it here, against the live server and the fake API: the same turn, compared.
   await workshop.getByLabel("Open a recorded session…").setInputFiles(file);
   await script(key, [reply(toolUse("notes_search_notes", { query: "mcp" })), { summarize: {} }]);
   await page.getByRole("button", { name: "Replay it against your servers and model" }).click();
   const comparison = page.getByRole("region", { name: "The replay next to the recording" });
-  await expect(comparison).toContainText("1 turns, 0 changed.", { timeout: 30_000 });
+  await expect(comparison).toContainText("1 turn, 0 changed.", { timeout: 30_000 });
   await snap(page, "session-replayed");
   await offline.close();
   console.expectNone();

@@ -7,7 +7,9 @@ use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
 use super::Services;
-use crate::engine::session::{SESSION_VERSION, Session, SessionServer, TurnDiff, compare, turns};
+use crate::engine::session::{SESSION_VERSION, Session, SessionServer, TranscriptItem, TurnDiff, compare, turns};
+use crate::engine::trace::TraceEvent;
+use crate::protocol::claude::Message;
 
 /// A recorded session the page is showing instead of its own.
 #[derive(Clone, Debug, PartialEq)]
@@ -28,6 +30,15 @@ pub struct Sessions {
     pub replaying: RwSignal<bool>,
     /// Why the last import failed.
     pub problem: RwSignal<Option<String>>,
+    /// The page's own conversation, set aside while a recording is shown in its place.
+    own: StoredValue<Option<Own>>,
+}
+
+/// What a recording shown read-only sets aside, to give back when it is closed.
+struct Own {
+    transcript: Vec<TranscriptItem>,
+    conversation: Vec<Message>,
+    trace: Vec<TraceEvent>,
 }
 
 impl Sessions {
@@ -38,7 +49,15 @@ impl Sessions {
             comparison: RwSignal::new(None),
             replaying: RwSignal::new(false),
             problem: RwSignal::new(None),
+            own: StoredValue::new(None),
         }
+    }
+}
+
+impl Sessions {
+    /// Whether the page's own conversation (with anything in it) is set aside.
+    pub fn has_own(&self) -> bool {
+        self.own.with_value(|o| o.as_ref().is_some_and(|o| !o.transcript.is_empty()))
     }
 }
 
@@ -118,12 +137,15 @@ impl Services {
         };
         self.sessions.problem.set(None);
         self.stop_turn();
-        self.trace.clear();
-        for event in &session.trace {
-            self.trace.push(event.clone());
+        if self.sessions.viewing.with_untracked(Option::is_none) {
+            // Set the page's own conversation aside (a stopped turn's calls already say so).
+            self.sessions.own.set_value(Some(Own {
+                transcript: self.chat.transcript(),
+                conversation: self.conversation.history(),
+                trace: self.trace.with_events_untracked(<[_]>::to_vec),
+            }));
         }
-        self.chat.load(&session.transcript);
-        self.conversation.set_history(session.conversation.clone());
+        self.show(&session.transcript, session.conversation.clone(), &session.trace);
         let names = session
             .servers
             .iter()
@@ -138,12 +160,27 @@ impl Services {
         self.sessions.recorded.set_value(Some(session));
     }
 
-    /// Back to the page's own (empty) session.
+    /// Puts a chat, a history and a trace on the page in place of what is there.
+    fn show(&self, transcript: &[TranscriptItem], conversation: Vec<Message>, trace: &[TraceEvent]) {
+        self.trace.clear();
+        for event in trace {
+            self.trace.push(event.clone());
+        }
+        self.chat.load(transcript);
+        self.conversation.set_history(conversation);
+    }
+
+    /// Back to the page's own conversation, as it was when the recording was opened.
     pub fn close_session(&self) {
         self.sessions.viewing.set(None);
         self.sessions.comparison.set(None);
-        self.trace.clear();
-        self.conversation.reset(*self);
+        match self.sessions.own.try_update_value(Option::take).flatten() {
+            Some(own) => self.show(&own.transcript, own.conversation, &own.trace),
+            None => {
+                self.trace.clear();
+                self.conversation.reset(*self);
+            }
+        }
     }
 
     /// Runs the recording's user messages again, in order, against the live servers and model,
@@ -158,6 +195,7 @@ impl Services {
         let before = turns(&recorded.trace);
         self.sessions.viewing.set(None);
         self.sessions.problem.set(None);
+        self.sessions.own.set_value(None);
         self.trace.clear();
         self.conversation.reset(svc);
         self.sessions.replaying.set(true);

@@ -47,6 +47,9 @@ pub fn ViewingBanner() -> impl IntoView {
                     "Exported {}, {} {}. Read-only: shown as recorded, with no key and no network. Click any arrow for its details.",
                     svc.recorded_when(v.exported_at_ms), v.turns, if v.turns == 1 { "turn" } else { "turns" }
                 )}</p>
+                {svc.sessions.has_own().then(|| view! {
+                    <p class="hint">"Your own conversation is set aside: closing this brings it back; a replay starts a new one in its place."</p>
+                })}
                 <div class="card-actions">
                     <button type="button" class="primary" on:click=move |_| svc.replay_session()>
                         "Replay it against your servers and model"
