@@ -38,7 +38,7 @@ pub struct AggregatedTool {
 
 /// Where phase 3 sends a tool_use.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(tag = "to", rename_all = "snake_case")]
 pub enum RouteTarget {
     Local {
         function: String,
