@@ -8,12 +8,12 @@ import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 // raise it only for a feature whose cost is recorded in docs/size.md, never silently). The target set
 // in issue 2 is 250 KB (MCP Inspector's client is 290 KB): see docs/size.md for the measurements,
 // what was tried, and what stands between us and the target.
-const BUDGET_GZIP = 600_000;
+const BUDGET_GZIP = 620_000;
 const TARGET_GZIP = 250_000;
 
 const dir = process.argv[2] ?? "dist";
 const rows = readdirSync(dir)
-  .filter((f) => [".wasm", ".js", ".css"].includes(extname(f)))
+  .filter((f) => [".wasm", ".js", ".mjs", ".css"].includes(extname(f)))
   .sort((a, b) => extname(a).localeCompare(extname(b)) || a.localeCompare(b))
   .map((file) => {
     const bytes = readFileSync(join(dir, file));

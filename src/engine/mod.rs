@@ -14,6 +14,7 @@ pub mod encoding;
 pub mod faults;
 pub mod form;
 pub mod layer;
+pub mod lesson;
 pub mod mcp;
 pub mod num;
 pub mod platform;

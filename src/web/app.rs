@@ -5,12 +5,13 @@ use leptos::prelude::*;
 
 use super::chat::ChatPanel;
 use super::dialogs::Dialogs;
+use super::presenter::PresenterToggle;
 use super::servers::ServersPanel;
 use super::settings_panel::SettingsPanel;
 use super::state::Services;
 use super::theme::ThemeToggle;
 use super::timeline::{EVENTS_ID, TimelinePanel};
-use super::workshop::{PausedBanner, ViewingBanner, WorkshopPanel};
+use super::workshop::{LessonBanner, PausedBanner, ViewingBanner, WorkshopPanel};
 use wasm_bindgen::JsCast;
 
 /// A link that moves focus to `target` (the timeline's section when it has no rows yet).
@@ -49,10 +50,12 @@ pub fn App() -> impl IntoView {
             <Show when=demo>
                 <span class="badge info" title="Answers come from a scripted demo model in this page, not from Claude">"Demo model"</span>
             </Show>
+            <PresenterToggle/>
             <ThemeToggle/>
         </header>
         <div class="workspace" inert=behind>
             <aside class="sidebar" aria-label="Settings and servers">
+                <LessonBanner/>
                 <SettingsPanel/>
                 <ServersPanel/>
                 <WorkshopPanel/>

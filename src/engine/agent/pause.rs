@@ -48,6 +48,17 @@ impl Breakpoint {
         Self::ALL.into_iter().find(|b| b.phase() == Some(phase))
     }
 
+    /// Its name in a lesson (and in the trace's JSON).
+    pub fn name(self) -> &'static str {
+        match self {
+            Breakpoint::Request => "request",
+            Breakpoint::ToolUse => "tool_use",
+            Breakpoint::Route => "route",
+            Breakpoint::Results => "results",
+            Breakpoint::Error => "error",
+        }
+    }
+
     /// What the loop stops before, in words.
     pub fn describe(self) -> &'static str {
         match self {

@@ -6,6 +6,7 @@ mod chat;
 mod connect;
 mod conversation;
 mod dialogs;
+mod lesson;
 mod pausing;
 mod resources;
 mod servers;
@@ -18,6 +19,7 @@ mod workshop;
 
 pub use chat::{Block, ChatItem, NoticeKind, ToolCall, ToolState};
 pub use dialogs::{Answer, Dialog, DialogKind};
+pub use lesson::{BUILT_IN as BUILT_IN_LESSONS, Lessons};
 pub use pausing::Pausing;
 pub use resources::Reading;
 pub use servers::{LogLine, ServerEntry};
@@ -56,6 +58,7 @@ pub struct Services {
     pub workshop: Workshop,
     pub pausing: Pausing,
     pub sessions: Sessions,
+    pub lessons: Lessons,
     runtime: StoredValue<Runtime, LocalStorage>,
 }
 
@@ -72,6 +75,7 @@ impl Services {
             workshop: Workshop::new(&faults),
             pausing: Pausing::new(),
             sessions: Sessions::new(),
+            lessons: Lessons::new(),
             settings: settings::Settings::load(),
             servers: servers::Servers::new(),
             chat: chat::Chat::new(),
@@ -99,6 +103,7 @@ impl Services {
             services.settings.update(|d| d.demo = true);
             services.add_demo_server();
         }
+        services.open_lesson_from_address();
         services
     }
 

@@ -2,13 +2,16 @@
 //! The logic is the engine's (`engine::faults`); these are its controls.
 
 mod faults;
+mod lesson;
 mod paused;
 mod sessions;
 
 pub use faults::FaultsForm;
+pub use lesson::LessonBanner;
 pub use paused::PausedBanner;
 pub use sessions::ViewingBanner;
 
+use lesson::LessonChoices;
 use paused::BreakpointChoices;
 use sessions::SessionChoices;
 
@@ -22,6 +25,8 @@ pub fn WorkshopPanel() -> impl IntoView {
         <section class="panel workshop" aria-labelledby="workshop-title">
             <details>
                 <summary><h2 id="workshop-title">"Workshop"</h2></summary>
+                <h3>"Lessons"</h3>
+                <LessonChoices/>
                 <h3>"Breakpoints"</h3>
                 <p class="muted">"The loop stops there and shows what it is about to send, editable; Continue (F8) or \
                     Step (F10) goes on. The timeline's phase chips and the chat's Step button set them too."</p>

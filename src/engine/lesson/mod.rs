@@ -1,0 +1,203 @@
+//! Lessons (workshop mode): a small JSON document an instructor hands out as a link. It names
+//! the servers to connect, the model (the demo model or Claude) and, step by step, what to read,
+//! what to do, what to look at, a message to ask, and the breakpoints and faults to set. The
+//! page opens one from `?lesson=<url>` or from the fragment `#lesson=<base64url>`; three ship
+//! with the page (`lessons/`). The format is documented in docs/lessons.md.
+
+mod read;
+
+use std::fmt;
+
+use crate::engine::agent::pause::Breakpoint;
+use crate::engine::encoding::{base64_decode, base64url, form_decode};
+use crate::engine::faults::{Fault, Times};
+use crate::engine::platform::{Headers, HttpRequest, Method, Platform, read_text};
+
+pub use read::read;
+
+/// The format's version: a lesson names it in `"lesson"`.
+pub const LESSON_VERSION: u64 = 1;
+/// A lesson is small; a bigger document is not one (and would only slow the page).
+pub const MAX_BYTES: usize = 256 * 1024;
+pub const MAX_STEPS: usize = 60;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lesson {
+    pub title: String,
+    pub intro: String,
+    pub model: LessonModel,
+    pub servers: Vec<LessonServer>,
+    pub steps: Vec<Step>,
+}
+
+/// Which model the lesson is written for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LessonModel {
+    /// The demo model: no key needed. Opening the lesson turns it on.
+    Demo,
+    /// Claude itself: the attendee needs an API key.
+    Claude,
+    /// Either: the page keeps what the user chose.
+    Any,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum LessonServer {
+    /// The demo MCP server that runs in the page.
+    Demo,
+    Url {
+        url: String,
+        label: String,
+    },
+}
+
+impl LessonServer {
+    /// The label faults name it by.
+    pub fn label(&self) -> &str {
+        match self {
+            LessonServer::Demo => "demo",
+            LessonServer::Url { label, .. } => label,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    pub title: String,
+    /// What to read.
+    pub text: String,
+    /// What to do.
+    pub action: Option<String>,
+    /// What to look at, once it is done.
+    pub look: Option<String>,
+    /// A message the step offers to send.
+    pub ask: Option<String>,
+    /// The breakpoints set while the step is current (exactly these).
+    pub breakpoints: Vec<Breakpoint>,
+    /// The faults set on entering the step (the previous step's are taken away).
+    pub faults: Vec<LessonFault>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LessonFault {
+    pub fault: Fault,
+    /// The server (by its label in the lesson) for a server-side fault; none on Claude's side.
+    pub server: Option<String>,
+    pub tool: Option<String>,
+    pub times: Times,
+}
+
+/// Why a lesson did not open, by where it failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LessonError {
+    /// No HTTP answer the page could read: nothing there, or no CORS.
+    Network {
+        url: String,
+        detail: String,
+    },
+    Http {
+        url: String,
+        status: u16,
+    },
+    TooBig {
+        bytes: usize,
+    },
+    NotJson(String),
+    /// JSON, but not a lesson this page reads; the path says where.
+    Invalid(String),
+}
+
+impl fmt::Display for LessonError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LessonError::Network { url, detail } => write!(
+                f,
+                "no answer the page could read from {url} ({detail}). Check the address; a lesson on another \
+                 site must be served with Access-Control-Allow-Origin"
+            ),
+            LessonError::Http { url, status } => write!(f, "{url} answered HTTP {status}"),
+            LessonError::TooBig { bytes } => {
+                write!(f, "the document is {bytes} bytes; a lesson is at most {MAX_BYTES}")
+            }
+            LessonError::NotJson(e) => write!(f, "the document is not JSON ({e})"),
+            LessonError::Invalid(e) => write!(f, "not a lesson this page can read: {e}"),
+        }
+    }
+}
+
+/// Reads a lesson's text.
+pub fn parse(text: &str) -> Result<Lesson, LessonError> {
+    if text.len() > MAX_BYTES {
+        return Err(LessonError::TooBig { bytes: text.len() });
+    }
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| LessonError::NotJson(e.to_string()))?;
+    read(&value).map_err(LessonError::Invalid)
+}
+
+/// Fetches and reads the lesson at `url` (absolute).
+pub async fn fetch<P: Platform>(platform: &P, url: &str) -> Result<Lesson, LessonError> {
+    let request = HttpRequest { method: Method::Get, url: url.to_owned(), headers: Headers::new(), body: None };
+    let response =
+        platform.send(request).await.map_err(|e| LessonError::Network { url: url.to_owned(), detail: e.message })?;
+    if !(200..300).contains(&response.status) {
+        return Err(LessonError::Http { url: url.to_owned(), status: response.status });
+    }
+    let text =
+        read_text(response.body).await.map_err(|e| LessonError::Network { url: url.to_owned(), detail: e.message })?;
+    parse(&text)
+}
+
+/// Where a page's address says to find a lesson.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LessonSource {
+    /// `?lesson=<url>`, as written (relative to the page, or absolute).
+    Url(String),
+    /// `#lesson=<base64url>`: the lesson's text itself.
+    Inline(String),
+}
+
+/// The lesson a page's query and fragment name, if any; the fragment's wins. A fragment that
+/// does not decode is an error to show, not a silent nothing.
+pub fn source(search: &str, hash: &str) -> Option<Result<LessonSource, LessonError>> {
+    let from_hash = form_decode(hash.trim_start_matches('#')).into_iter().find(|(k, _)| k == "lesson");
+    if let Some((_, encoded)) = from_hash {
+        let text = base64_decode(&encoded)
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .ok_or_else(|| LessonError::Invalid("the link's #lesson= part is not base64url text".into()));
+        return Some(text.map(LessonSource::Inline));
+    }
+    form_decode(search).into_iter().find(|(k, v)| k == "lesson" && !v.is_empty()).map(|(_, v)| Ok(LessonSource::Url(v)))
+}
+
+/// A link that carries the lesson in its fragment: `page` (without a fragment) + `#lesson=…`.
+pub fn inline_link(page: &str, text: &str) -> String {
+    format!("{}#lesson={}", page.split('#').next().unwrap_or(page), base64url(text.as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_link_finds_its_lesson_in_the_query_or_the_fragment() {
+        assert_eq!(source("", ""), None);
+        assert_eq!(source("?demo", ""), None);
+        assert_eq!(
+            source("?demo&lesson=lessons%2Ffour-phases.json", ""),
+            Some(Ok(LessonSource::Url("lessons/four-phases.json".into())))
+        );
+        let link = inline_link("http://127.0.0.1:8080/?x#old", r#"{"lesson":1}"#);
+        assert!(link.starts_with("http://127.0.0.1:8080/?x#lesson="), "{link}");
+        let hash = &link[link.find('#').unwrap()..];
+        assert_eq!(source("?lesson=elsewhere.json", hash), Some(Ok(LessonSource::Inline(r#"{"lesson":1}"#.into()))));
+        assert!(matches!(source("", "#lesson=%%%"), Some(Err(LessonError::Invalid(_)))));
+    }
+
+    #[test]
+    fn what_is_not_a_lesson_says_why() {
+        assert!(matches!(parse("{"), Err(LessonError::NotJson(_))));
+        assert!(matches!(parse(&" ".repeat(MAX_BYTES + 1)), Err(LessonError::TooBig { .. })));
+        let e = parse(r#"{"title": "x"}"#).unwrap_err().to_string();
+        assert!(e.contains("\"lesson\""), "{e}");
+    }
+}

@@ -1,0 +1,186 @@
+//! A lesson in the page: loaded from the page's address (`?lesson=<url>`, `#lesson=…`) or from
+//! the Workshop panel; opening it connects its servers and picks its model; each step sets
+//! exactly its breakpoints and faults (taking away the previous step's faults) and offers its
+//! message. The lesson's text is only ever shown as text.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use super::Services;
+use crate::engine::demo::DEMO_SERVER_URL;
+use crate::engine::faults::Target;
+use crate::engine::lesson::{self, Lesson, LessonModel, LessonServer, LessonSource};
+
+/// The lessons that ship with the page, in `lessons/` beside `index.html`.
+pub const BUILT_IN: [(&str, &str); 3] = [
+    ("lessons/four-phases.json", "The four phases of a tool call"),
+    ("lessons/error-layers.json", "Where a tool call can fail, and what Claude receives"),
+    ("lessons/parallel-calls.json", "Parallel tool calls, and one user message for all their results"),
+];
+
+#[derive(Clone, Copy)]
+pub struct Lessons {
+    pub current: RwSignal<Option<Lesson>>,
+    pub step: RwSignal<usize>,
+    /// The address being loaded, while it is.
+    pub loading: RwSignal<Option<String>>,
+    /// Why the last lesson did not open, or why a step's fault could not be set.
+    pub problem: RwSignal<Option<String>>,
+    /// The fault rules the current step added, to take away on leaving it.
+    added: StoredValue<Vec<u32>>,
+}
+
+impl Lessons {
+    pub fn new() -> Self {
+        Lessons {
+            current: RwSignal::new(None),
+            step: RwSignal::new(0),
+            loading: RwSignal::new(None),
+            problem: RwSignal::new(None),
+            added: StoredValue::new(Vec::new()),
+        }
+    }
+}
+
+impl Default for Lessons {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// `url` made absolute against the page's own address.
+fn absolute(url: &str) -> String {
+    let base = location().href().unwrap_or_default();
+    web_sys::Url::new_with_base(url, &base).map(|u| u.href()).unwrap_or_else(|_| url.to_owned())
+}
+
+impl Services {
+    /// Opens the lesson the page's address names, if it names one.
+    pub(super) fn open_lesson_from_address(&self) {
+        let search = location().search().unwrap_or_default();
+        let hash = location().hash().unwrap_or_default();
+        match lesson::source(&search, &hash) {
+            None => {}
+            Some(Err(e)) => self.lessons.problem.set(Some(format!("The link's lesson cannot be opened: {e}."))),
+            Some(Ok(LessonSource::Inline(text))) => match lesson::parse(&text) {
+                Ok(l) => self.start_lesson(l),
+                Err(e) => self.lessons.problem.set(Some(format!("The link's lesson cannot be opened: {e}."))),
+            },
+            Some(Ok(LessonSource::Url(url))) => self.load_lesson(&url),
+        }
+    }
+
+    /// Fetches the lesson at `url` (relative to the page, or absolute) and opens it.
+    pub fn load_lesson(&self, url: &str) {
+        let url = absolute(url);
+        let svc = *self;
+        self.lessons.problem.set(None);
+        self.lessons.loading.set(Some(url.clone()));
+        let platform = self.runtime(|r| r.platform.clone());
+        spawn_local(async move {
+            let result = lesson::fetch(&platform, &url).await;
+            svc.lessons.loading.set(None);
+            match result {
+                Ok(l) => svc.start_lesson(l),
+                Err(e) => svc.lessons.problem.set(Some(format!("The lesson cannot be opened: {e}."))),
+            }
+        });
+    }
+
+    /// Connects the lesson's servers, picks its model, and enters its first step.
+    pub fn start_lesson(&self, l: Lesson) {
+        self.leave_step();
+        self.lessons.problem.set(None);
+        match l.model {
+            LessonModel::Demo => self.settings.update(|d| d.demo = true),
+            LessonModel::Claude => self.settings.update(|d| d.demo = false),
+            LessonModel::Any => {}
+        }
+        for server in &l.servers {
+            match server {
+                LessonServer::Demo => self.add_demo_server(),
+                LessonServer::Url { url, label } => {
+                    if !self.servers.list.with_untracked(|list| list.iter().any(|s| &s.url == url)) {
+                        self.add_server(url.clone(), label.clone(), Vec::new(), false);
+                    }
+                }
+            }
+        }
+        self.lessons.current.set(Some(l));
+        self.go_to_step(0);
+    }
+
+    /// Leaves the current step and enters step `i`: exactly its breakpoints, its faults.
+    pub fn go_to_step(&self, i: usize) {
+        let Some(step) = self.lessons.current.with_untracked(|l| l.as_ref().and_then(|l| l.steps.get(i).cloned()))
+        else {
+            return;
+        };
+        self.leave_step();
+        self.lessons.step.set(i);
+        self.pausing.set.set(step.breakpoints.clone());
+        let mut missing = Vec::new();
+        let added: Vec<u32> = step
+            .faults
+            .iter()
+            .filter_map(|f| {
+                let target = match &f.server {
+                    None => Target::Claude,
+                    Some(label) => match self.lesson_server_id(label) {
+                        Some(id) => Target::Server(id),
+                        None => {
+                            missing.push(label.clone());
+                            return None;
+                        }
+                    },
+                };
+                Some(self.faults().add(target, f.tool.clone(), f.fault.clone(), f.times))
+            })
+            .collect();
+        self.lessons.added.set_value(added);
+        self.lessons.problem.set((!missing.is_empty()).then(|| {
+            format!(
+                "This step breaks the server \"{}\", which is no longer in the list: open the lesson again to add it.",
+                missing.join("\", \"")
+            )
+        }));
+    }
+
+    /// The page's id of the lesson's server labelled `label`.
+    fn lesson_server_id(&self, label: &str) -> Option<String> {
+        let url = self.lessons.current.with_untracked(|l| {
+            l.as_ref()?.servers.iter().find(|s| s.label() == label).map(|s| match s {
+                LessonServer::Demo => DEMO_SERVER_URL.to_owned(),
+                LessonServer::Url { url, .. } => url.clone(),
+            })
+        })?;
+        self.servers.list.with_untracked(|list| list.iter().find(|s| s.url == url).map(|s| s.id.clone()))
+    }
+
+    /// Takes away what the current step set: its faults and the breakpoints.
+    fn leave_step(&self) {
+        for id in self.lessons.added.try_update_value(std::mem::take).unwrap_or_default() {
+            self.remove_fault(id);
+        }
+        if self.lessons.current.with_untracked(Option::is_some) {
+            self.pausing.set.set(Vec::new());
+        }
+    }
+
+    /// Closes the lesson; the servers it connected stay.
+    pub fn close_lesson(&self) {
+        self.leave_step();
+        self.lessons.current.set(None);
+        self.lessons.problem.set(None);
+    }
+
+    /// Sends the current step's message.
+    pub fn ask_step(&self) {
+        let ask = self.lessons.current.with_untracked(|l| {
+            l.as_ref().and_then(|l| l.steps.get(self.lessons.step.get_untracked())).and_then(|s| s.ask.clone())
+        });
+        if let Some(text) = ask {
+            self.conversation.send(*self, text);
+        }
+    }
+}

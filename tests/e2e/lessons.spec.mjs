@@ -1,0 +1,158 @@
+// Lessons from a link, presenter view, and the page on conference Wi-Fi: a loading screen from
+// index.html alone, a clear sentence when the app cannot load, and the page (with the demo
+// model, the demo server and the built-in lessons) working offline after one visit.
+import { test, expect } from "@playwright/test";
+import { openApp, snap, watchConsole, timelineRow } from "./support.mjs";
+
+const chat = (page) => page.getByRole("log", { name: "Conversation" });
+
+test("a built-in lesson from ?lesson= connects the demo server, stops at each phase it names, and walks step by step", async ({ page }) => {
+  const console = watchConsole(page);
+  await openApp(page, "./?lesson=lessons/four-phases.json");
+  const lesson = page.getByRole("region", { name: "The four phases of a tool call" });
+  await expect(lesson).toContainText("Step 1 of 5");
+  await expect(lesson).toContainText("Claude never talks to an MCP server");
+  await expect(page.getByText("Demo model", { exact: true })).toBeVisible();
+  await expect(page.getByRole("article", { name: "demo" }).getByText("connected", { exact: true })).toBeVisible();
+  await expect(page.getByRole("button", { name: /^Stop at phase 1/ })).toHaveAttribute("aria-pressed", "true");
+  await snap(page, "lesson-four-phases");
+
+  await lesson.getByRole("button", { name: 'Ask: Search the notes for "jsonrpc".' }).click();
+  const paused = page.getByRole("region", { name: /Paused at phase 1/ });
+  await expect(paused.getByLabel("As it will be sent")).toHaveValue(/"name": "demo_search_notes"/);
+  await snap(page, "lesson-paused-phase-1");
+  await page.keyboard.press("F8");
+  // Phase 1 again, round 2: the request that carries the tool_result.
+  await expect(page.getByRole("region", { name: /Paused at phase 1/ }).getByRole("heading")).toContainText("round 2");
+  await page.keyboard.press("F8");
+  await expect(chat(page).getByText(/demo_search_notes said: jsonrpc: JSON-RPC 2.0 is a strict contract/)).toBeVisible();
+
+  // Step 2 sets exactly its own breakpoint: phase 2, not phase 1.
+  await lesson.getByRole("button", { name: "Next step →" }).click();
+  await expect(lesson).toContainText("Step 2 of 5");
+  await expect(page.getByRole("button", { name: /^Stop at phase 1/ })).toHaveAttribute("aria-pressed", "false");
+  await expect(page.getByRole("button", { name: /^Stop at phase 2/ })).toHaveAttribute("aria-pressed", "true");
+  await lesson.getByRole("button", { name: /^Ask:/ }).click();
+  await expect(page.getByRole("region", { name: /Paused at phase 2/ })).toBeVisible();
+  await page.keyboard.press("F8");
+  await expect(page.getByRole("button", { name: "Stop", exact: true })).toBeHidden({ timeout: 30_000 });
+
+  // The last step: a local function, no breakpoint.
+  for (let i = 0; i < 3; i++) await lesson.getByRole("button", { name: "Next step →" }).click();
+  await expect(lesson).toContainText("Step 5 of 5");
+  await expect(lesson.getByRole("button", { name: "Next step →" })).toBeDisabled();
+  await lesson.getByRole("button", { name: "Ask: What is 17 * 23?" }).click();
+  await expect(chat(page).getByText(/calculate said: 17 \* 23 = 391/)).toBeVisible();
+  await lesson.getByRole("button", { name: "Leave the lesson" }).click();
+  await expect(lesson).toBeHidden();
+  await expect(page.getByRole("button", { name: /^Stop at phase \d/, pressed: true })).toHaveCount(0);
+  console.expectNone();
+});
+
+test("the error-layers lesson breaks the demo server at the layer each step names, and Claude gets is_error each time", async ({ page }) => {
+  const console = watchConsole(page, ["Failed to load resource"]);
+  await openApp(page);
+  const panel = page.getByRole("region", { name: "Workshop" });
+  await panel.getByText("Workshop").click();
+  await panel.getByRole("button", { name: "Where a tool call can fail, and what Claude receives" }).click();
+  const lesson = page.getByRole("region", { name: "Where a tool call can fail, and what Claude receives" });
+  await expect(lesson).toContainText("Injects: ");
+  await expect(page.getByRole("article", { name: "demo" }).getByText("connected", { exact: true })).toBeVisible();
+
+  await lesson.getByRole("button", { name: "Next step →" }).click();
+  await expect(lesson).toContainText("The truck: an HTTP status");
+  await lesson.getByRole("button", { name: /^Ask:/ }).click();
+  await expect(chat(page).getByText(/demo_search_notes failed: .*HTTP 500/)).toBeVisible();
+  await timelineRow(page, /injected/);
+  await snap(page, "lesson-error-layers-http-500");
+
+  await lesson.getByRole("button", { name: "Next step →" }).click();
+  await expect(lesson).toContainText("a JSON-RPC error");
+  await lesson.getByRole("button", { name: /^Ask:/ }).click();
+  await expect(chat(page).getByText(/demo_search_notes failed: .*-32603/)).toBeVisible();
+  console.expectNone();
+});
+
+test("a lesson in the link's fragment opens; a lesson that is missing or broken says why", async ({ page }) => {
+  const lesson = {
+    lesson: 1, title: "A short one", model: "demo", servers: [{ demo: true }],
+    steps: [{ title: "Only step", text: "Look at <b>this</b>: it stays text.", ask: "What is 2 + 2?" }],
+  };
+  const encoded = Buffer.from(JSON.stringify(lesson)).toString("base64url");
+  await openApp(page, `./#lesson=${encoded}`);
+  const region = page.getByRole("region", { name: "A short one" });
+  await expect(region).toContainText("Step 1 of 1");
+  await expect(region).toContainText("Look at <b>this</b>: it stays text.");
+  await region.getByRole("button", { name: "Ask: What is 2 + 2?" }).click();
+  await expect(chat(page).getByText(/calculate said: 2 \+ 2 = 4/)).toBeVisible();
+
+  await openApp(page, "./?lesson=lessons/nope.json");
+  await expect(page.getByRole("alert").filter({ hasText: "The lesson cannot be opened" })).toContainText(/lessons\/nope\.json answered HTTP 404/);
+  const bad = Buffer.from(JSON.stringify({ lesson: 1, title: "x", steps: [{ text: "t", faults: [{ fault: "http-500", server: "notes" }] }] })).toString("base64url");
+  await openApp(page, `./#lesson=${bad}`);
+  await page.reload();
+  await expect(page.getByRole("alert").filter({ hasText: "cannot be opened" })).toContainText('steps[0].faults[0].server: "notes" is not one of the lesson\'s servers');
+});
+
+test("presenter view and an embedded page stay usable at 1280×720", async ({ page }) => {
+  await openApp(page, "./?lesson=lessons/parallel-calls.json");
+  await page.getByRole("button", { name: "Presenter view" }).click();
+  await expect(page.getByRole("button", { name: "Presenter view" })).toHaveAttribute("aria-pressed", "true");
+  const lesson = page.getByRole("region", { name: /Parallel tool calls/ });
+  await lesson.getByRole("button", { name: /^Ask:/ }).click();
+  await expect(chat(page).getByText(/get_weather said:/)).toBeVisible();
+  await expect(chat(page).getByText(/demo_search_notes said:/)).toBeVisible();
+  const size = await page.evaluate(() => getComputedStyle(document.querySelector(".chat") ?? document.body).fontSize);
+  expect(parseFloat(size)).toBeGreaterThanOrEqual(18);
+  await snap(page, "lesson-presenter");
+  // Nothing is cut off sideways: the page does not scroll horizontally.
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1280);
+
+  // In an iframe, as a slide deck or a course page embeds it.
+  const url = new URL("./?lesson=lessons/four-phases.json&presenter", page.url()).href;
+  await page.setContent(`<title>Slides</title><iframe src="${url}" style="width:1260px;height:700px;border:0"></iframe>`);
+  const frame = page.frameLocator("iframe");
+  await expect(frame.getByRole("region", { name: "The four phases of a tool call" })).toContainText("Step 1 of 5");
+  await expect(frame.getByRole("button", { name: "Presenter view" })).toHaveAttribute("aria-pressed", "true");
+  await snap(page, "lesson-embedded");
+});
+
+test("on conference Wi-Fi: a loading screen at once, a clear sentence when the app cannot load, and the page offline after one visit", async ({ page, context }) => {
+  // The app's wasm held back: the loading screen from index.html alone.
+  let release;
+  const held = new Promise((r) => (release = r));
+  await page.route(/_bg\.wasm$/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto("./");
+  await expect(page.getByRole("status").getByRole("heading", { name: "Loopscope" })).toBeVisible();
+  await expect(page.getByText(/Loading the app/)).toBeVisible();
+  await snap(page, "boot-loading");
+  release();
+  await expect(page.getByRole("heading", { level: 1, name: "Loopscope" })).toBeVisible();
+  await expect(page.locator("#boot")).toHaveCount(0);
+  await page.unroute(/_bg\.wasm$/);
+
+  // Once the service worker holds the build, the page opens with no network at all.
+  await page.evaluate(async () => {
+    const reg = await navigator.serviceWorker.ready;
+    return reg.active?.state;
+  });
+  await expect.poll(async () => page.evaluate(async () => (await caches.keys()).length > 0 && (await (await caches.open("loopscope-v1")).keys()).some((r) => r.url.endsWith("_bg.wasm")))).toBe(true);
+  await context.setOffline(true);
+  await page.goto("./?lesson=lessons/parallel-calls.json");
+  await expect(page.getByRole("heading", { level: 1, name: "Loopscope" })).toBeVisible();
+  const lesson = page.getByRole("region", { name: /Parallel tool calls/ });
+  await lesson.getByRole("button", { name: /^Ask:/ }).click();
+  await expect(chat(page).getByText(/get_weather said:/)).toBeVisible();
+  await snap(page, "offline-lesson");
+  await context.setOffline(false);
+});
+
+test("a wasm that does not load gets a sentence, not a blank page", async ({ page }) => {
+  await page.route(/_bg\.wasm$/, (route) => route.fulfill({ status: 200, contentType: "application/wasm", body: "not wasm" }));
+  await page.goto("./");
+  await expect(page.getByText(/The app could not start/)).toBeVisible();
+  await snap(page, "boot-failed");
+});
