@@ -56,6 +56,8 @@ test("keyboard: skip link and theme toggle", async ({ page }) => {
     await expect(page.getByRole("link", { name })).toBeFocused();
   }
   await page.keyboard.press("Tab");
+  await expect(page.getByRole("button", { name: "Presenter view" })).toBeFocused();
+  await page.keyboard.press("Tab");
   const toggle = page.getByRole("button", { name: "Switch to dark theme" });
   await expect(toggle).toBeFocused();
   await page.keyboard.press("Enter");
