@@ -51,11 +51,25 @@ function watchBearer(page) {
   return sent;
 }
 
+/** Every token the authorization server hands the page (access and refresh), read off the wire. */
+function watchTokens(page) {
+  const tokens = [];
+  page.on("response", async (r) => {
+    if (r.request().method() !== "POST" || !/\/token$/.test(new URL(r.url()).pathname)) return;
+    try {
+      const body = await r.json();
+      for (const k of ["access_token", "refresh_token", "id_token"]) if (body[k]) tokens.push(body[k]);
+    } catch {}
+  });
+  return tokens;
+}
+
 const storage = (page) => page.evaluate(() => JSON.stringify({ ...localStorage }));
 
 test("a protected server: sign in in a popup, its tools in a turn, every step on the timeline, the token only where it belongs", async ({ page }) => {
   const console = watchConsole(page, [UNAUTHORIZED, NOT_FOUND]);
   const sent = watchBearer(page);
+  const issued = watchTokens(page);
   await openApp(page);
   const key = "sk-e2e-oauth";
   await useFakeClaude(page, key);
@@ -116,6 +130,16 @@ test("a protected server: sign in in a popup, its tools in a turn, every step on
   // Nowhere on the page, in its trace views, or in its storage (nobody opted in).
   expect(await page.content()).not.toContain(token);
   expect(await storage(page)).not.toContain(token);
+
+  // Nor in an exported session: no access, refresh or ID token, no key.
+  expect(issued.length).toBeGreaterThanOrEqual(2);
+  const workshop = page.getByRole("region", { name: "Workshop" });
+  await workshop.getByText("Workshop").click();
+  const downloading = page.waitForEvent("download");
+  await workshop.getByRole("button", { name: "Export this session" }).click();
+  const exported = (await import("node:fs")).readFileSync(await (await downloading).path(), "utf8");
+  expect(exported).toContain(URLS.oauthIssuer);
+  for (const secret of [...issued, token, key]) expect(exported).not.toContain(secret);
   console.expectNone();
 });
 

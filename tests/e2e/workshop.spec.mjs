@@ -184,6 +184,10 @@ test("export a session with no secret in it, open it read-only with no network, 
   const key = "sk-ant-api03-e2eSessionKey_4f9c2b7d1e6a8b3c5d0e9f7a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c";
   const header = "Bearer ghp_e2eHeaderSecret0123456789abcdefABCDEF";
   await useFakeClaude(page, key);
+  // A secret pasted into a settings field by mistake.
+  await page.getByText("Model and request").click();
+  await page.getByLabel("System prompt").fill(`Be brief. (pasted by mistake: ${key})`);
+  await page.getByText("Model and request").click();
   await page.getByLabel("MCP server URL").fill(URLS.python);
   await page.getByText("Label and headers").click();
   await page.getByLabel("Label (tool name prefix)").fill("notes");
@@ -203,6 +207,7 @@ test("export a session with no secret in it, open it read-only with no network, 
   expect(text).not.toContain(key);
   expect(text).not.toContain("e2eSessionKey");
   expect(text).not.toContain("ghp_e2eHeaderSecret");
+  expect(text).toContain("pasted by mistake: ••••••");
   const session = JSON.parse(text);
   expect(session.loopscope_session).toBe(1);
   expect(session.servers[0]).toMatchObject({ label: "notes", header_names: ["Authorization"] });
