@@ -245,10 +245,15 @@ test("export a session with no secret in it, open it read-only with no network, 
 
   // Replay it here, against the live server and the fake API: the same turn, compared.
   await workshop.getByLabel("Open a recorded session…").setInputFiles(file);
-  await script(key, [reply(toolUse("notes_search_notes", { query: "mcp" })), { summarize: {} }]);
+  // This time the model asks for something else: the comparison shows what changed.
+  await script(key, [reply(toolUse("notes_search_notes", { query: "jsonrpc" })), { summarize: {} }]);
   await page.getByRole("button", { name: "Replay it against your servers and model" }).click();
   const comparison = page.getByRole("region", { name: "The replay next to the recording" });
-  await expect(comparison).toContainText("1 turn, 0 changed.", { timeout: 30_000 });
+  await expect(comparison).toContainText("1 turn, 1 changed.", { timeout: 30_000 });
+  const call = comparison.locator("tr.differs", { hasText: "call" });
+  await expect(call.locator("td").nth(0)).toHaveText('notes_search_notes {"query":"mcp"}');
+  await expect(call.locator("td").nth(1)).toHaveText('notes_search_notes {"query":"jsonrpc"}');
+  await expect(comparison.locator("tr.differs", { hasText: "result" }).locator("td").nth(1)).toContainText("strict contract");
   await snap(page, "session-replayed");
   await offline.close();
   console.expectNone();
