@@ -88,11 +88,7 @@ mod driver {
     /// headers) get a plain value of their type.
     fn arguments(tool: &Tool) -> Value {
         let schema = &tool.input_schema;
-        let required: Vec<&str> = schema
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
+        let required = loopscope::engine::form::required(schema);
         let mut args = Map::new();
         let props = schema.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
         for (i, (name, spec)) in props.iter().enumerate() {

@@ -240,11 +240,7 @@ impl Faults {
 pub fn break_arguments(schema: &Value, input: &Value) -> Value {
     let mut args = input.as_object().cloned().unwrap_or_default();
     let props = schema.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let required = crate::engine::form::required(schema);
     let chosen = required
         .iter()
         .find(|r| props.contains_key(**r))

@@ -111,7 +111,8 @@ fn kind(spec: &Value) -> Option<FieldKind> {
     })
 }
 
-fn required(schema: &Value) -> Vec<&str> {
+/// The names a JSON Schema object lists as `required`.
+pub fn required(schema: &Value) -> Vec<&str> {
     schema
         .get("required")
         .and_then(Value::as_array)

@@ -115,11 +115,7 @@ fn numbers(q: &str) -> Vec<f64> {
 /// Arguments for `schema` from the question; `None` if a required one cannot be filled.
 fn arguments(schema: &Value, q: &str) -> Option<Value> {
     let props = schema.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let required = crate::engine::form::required(schema);
     let mut args = Map::new();
     let nums = numbers(q);
     let mut next_num = nums.iter();
