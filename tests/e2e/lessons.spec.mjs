@@ -73,6 +73,31 @@ test("the error-layers lesson breaks the demo server at the layer each step name
   console.expectNone();
 });
 
+test("a step can script the demo model: three tool calls in one answer, their three results in one user message", async ({ page }) => {
+  const console = watchConsole(page);
+  await openApp(page, "./?lesson=lessons/parallel-calls.json");
+  const lesson = page.getByRole("region", { name: /Parallel tool calls/ });
+  await lesson.getByRole("button", { name: "Next step →" }).click();
+  await lesson.getByRole("button", { name: "Next step →" }).click();
+  await expect(lesson).toContainText("Three at once, scripted");
+  await lesson.getByRole("button", { name: "Ask: Three things at once, please." }).click();
+  const paused = page.getByRole("region", { name: /Paused at phase 4/ });
+  const payload = JSON.parse(await paused.getByLabel("As it will be sent").inputValue());
+  expect(payload.role).toBe("user");
+  expect(payload.content.map((b) => b.type)).toEqual(["tool_result", "tool_result", "tool_result"]);
+  await snap(page, "lesson-three-results");
+  await page.keyboard.press("F8");
+  await expect(chat(page).getByText("(Demo model, scripted by the lesson.) I'll ask for all three at once.")).toBeVisible();
+  await expect(chat(page).getByText(/calculate said: 17 \* 23 = 391/)).toBeVisible();
+  // Leaving the step takes its script away: the model answers on its own again.
+  await lesson.getByRole("button", { name: "Next step →" }).click();
+  await lesson.getByRole("button", { name: "Leave the lesson" }).click();
+  await page.getByRole("textbox", { name: "Message", exact: true }).fill("What is 6 * 7?");
+  await page.getByRole("button", { name: "Send" }).click();
+  await expect(chat(page).getByText(/calculate said: 6 \* 7 = 42/)).toBeVisible();
+  console.expectNone();
+});
+
 test("a lesson in the link's fragment opens; a lesson that is missing or broken says why", async ({ page }) => {
   const lesson = {
     lesson: 1, title: "A short one", model: "demo", servers: [{ demo: true }],

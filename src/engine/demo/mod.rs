@@ -10,6 +10,10 @@ mod server;
 pub use model::{Reply, respond};
 pub use server::{DEMO_SERVER_URL, DemoServer};
 
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+
 use futures::StreamExt;
 use serde_json::{Value, json};
 
@@ -21,12 +25,20 @@ pub const DEMO_BASE_URL: &str = "demo://loopscope";
 #[derive(Clone, Debug, Default)]
 pub struct Demo<P> {
     pub inner: P,
-    server: std::rc::Rc<DemoServer>,
+    server: Rc<DemoServer>,
+    /// Answers a lesson scripted, given in order before the model answers on its own again.
+    script: Rc<RefCell<VecDeque<Reply>>>,
 }
 
 impl<P> Demo<P> {
     pub fn new(inner: P) -> Self {
-        Demo { inner, server: Default::default() }
+        Demo { inner, server: Default::default(), script: Default::default() }
+    }
+
+    /// The demo model's next answers, in order (replacing any left); empty to let it answer on
+    /// its own.
+    pub fn script(&self, replies: Vec<Reply>) {
+        *self.script.borrow_mut() = replies.into();
     }
 }
 
@@ -118,7 +130,8 @@ impl<P: Platform + Clone + 'static> Platform for Demo<P> {
             let body = futures::stream::once(async move { Ok(text.into_bytes()) }).boxed_local();
             return Ok(HttpResponse { status: 400, headers: headers.with("content-type", "application/json"), body });
         }
-        let reply = respond(&body);
+        let scripted = self.script.borrow_mut().pop_front();
+        let reply = scripted.unwrap_or_else(|| respond(&body));
         let id = (self.inner.now_ms() as u64) % 100_000;
         let events = stream_events(&reply, body["model"].as_str().unwrap_or("demo"), id, body.to_string().len() / 4);
         // Paced like a real stream so the chat and the timeline visibly fill in.

@@ -13,6 +13,17 @@ pub struct Reply {
     pub stop_reason: &'static str,
 }
 
+impl Reply {
+    /// An answer a lesson wrote for the demo model: it says so, and stops for its tool calls.
+    pub fn scripted(text: &str, calls: Vec<(String, Value)>) -> Reply {
+        Reply {
+            text: format!("(Demo model, scripted by the lesson.) {text}"),
+            stop_reason: if calls.is_empty() { "end_turn" } else { "tool_use" },
+            calls,
+        }
+    }
+}
+
 const STOP_WORDS: [&str; 24] = [
     "the", "a", "an", "and", "or", "of", "in", "on", "for", "to", "is", "what", "whats", "what's", "me", "my",
     "please", "get", "tell", "with", "it", "at", "how", "do",

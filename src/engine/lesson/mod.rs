@@ -9,6 +9,7 @@ mod read;
 use std::fmt;
 
 use crate::engine::agent::pause::Breakpoint;
+use crate::engine::demo::Reply;
 use crate::engine::encoding::{base64_decode, base64url, form_decode};
 use crate::engine::faults::{Fault, Times};
 use crate::engine::platform::{Headers, HttpRequest, Method, Platform, read_text};
@@ -20,6 +21,7 @@ pub const LESSON_VERSION: u64 = 1;
 /// A lesson is small; a bigger document is not one (and would only slow the page).
 pub const MAX_BYTES: usize = 256 * 1024;
 pub const MAX_STEPS: usize = 60;
+pub const MAX_REPLIES: usize = 10;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Lesson {
@@ -76,6 +78,9 @@ pub struct Step {
     pub breakpoints: Vec<Breakpoint>,
     /// The faults set on entering the step (the previous step's are taken away).
     pub faults: Vec<LessonFault>,
+    /// The demo model's answers for this step, in order, before it answers on its own again
+    /// (ignored with Claude).
+    pub replies: Vec<Reply>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -3,8 +3,9 @@
 
 use serde_json::{Map, Value};
 
-use super::{LESSON_VERSION, Lesson, LessonFault, LessonModel, LessonServer, MAX_STEPS, Step};
+use super::{LESSON_VERSION, Lesson, LessonFault, LessonModel, LessonServer, MAX_REPLIES, MAX_STEPS, Step};
 use crate::engine::agent::pause::Breakpoint;
+use crate::engine::demo::Reply;
 use crate::engine::faults::{Fault, Times};
 
 type Obj = Map<String, Value>;
@@ -74,6 +75,32 @@ fn fault(v: &Value, at: &str) -> Result<LessonFault, String> {
     Ok(LessonFault { fault, server, tool: text(o, "tool", at)?, times: if every { Times::Every } else { Times::Next } })
 }
 
+/// A scripted demo-model answer: `{"text", "tool_use": [{"name", "input"}]}`.
+fn reply(v: &Value, at: &str) -> Result<Reply, String> {
+    let o = object(v, at)?;
+    known(o, &["text", "tool_use"], at)?;
+    let calls = list(o, "tool_use", at)?
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let at = format!("{at}.tool_use[{i}]");
+            let c = object(c, &at)?;
+            known(c, &["name", "input"], &at)?;
+            let name = text(c, "name", &at)?.ok_or_else(|| format!("{at} needs \"name\""))?;
+            let input = c.get("input").cloned().unwrap_or_else(|| Value::Object(Map::new()));
+            if !input.is_object() {
+                return Err(format!("{at}.input must be an object"));
+            }
+            Ok((name, input))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let words = text(o, "text", at)?.unwrap_or_default();
+    if words.is_empty() && calls.is_empty() {
+        return Err(format!("{at} needs \"text\" or \"tool_use\""));
+    }
+    Ok(Reply::scripted(&words, calls))
+}
+
 fn server(v: &Value, at: &str) -> Result<LessonServer, String> {
     let o = object(v, at)?;
     known(o, &["demo", "url", "label"], at)?;
@@ -90,7 +117,11 @@ fn server(v: &Value, at: &str) -> Result<LessonServer, String> {
 
 fn step(v: &Value, at: &str, servers: &[LessonServer]) -> Result<Step, String> {
     let o = object(v, at)?;
-    known(o, &["title", "text", "do", "look", "ask", "breakpoints", "faults"], at)?;
+    known(o, &["title", "text", "do", "look", "ask", "breakpoints", "faults", "replies"], at)?;
+    let replies = list(o, "replies", at)?;
+    if replies.len() > MAX_REPLIES {
+        return Err(format!("{at}.replies: {} answers; a step scripts at most {MAX_REPLIES}", replies.len()));
+    }
     let faults = list(o, "faults", at)?
         .iter()
         .enumerate()
@@ -118,6 +149,11 @@ fn step(v: &Value, at: &str, servers: &[LessonServer]) -> Result<Step, String> {
             .map(|(i, b)| breakpoint(b, &format!("{at}.breakpoints[{i}]")))
             .collect::<Result<_, _>>()?,
         faults,
+        replies: replies
+            .iter()
+            .enumerate()
+            .map(|(i, r)| reply(r, &format!("{at}.replies[{i}]")))
+            .collect::<Result<_, _>>()?,
     })
 }
 
@@ -177,7 +213,10 @@ mod tests {
             "servers": [{"demo": true}, {"url": "http://127.0.0.1:3001/mcp", "label": "notes"}],
             "steps": [
                 {"text": "Read.", "ask": "Search the notes", "breakpoints": [2, "results"]},
-                {"title": "Break it", "text": "Go.", "faults": [
+                {"title": "Break it", "text": "Go.", "replies": [
+                    {"text": "Two at once.", "tool_use": [{"name": "a", "input": {"x": 1}}, {"name": "b"}]},
+                    {"text": "Done."}
+                ], "faults": [
                     {"fault": "http-500", "server": "notes", "tool": "search_notes", "every": true},
                     {"fault": "unknown-tool"}
                 ]}
@@ -198,6 +237,10 @@ mod tests {
             (Some("notes"), Some("search_notes"), Times::Every)
         );
         assert_eq!((f[1].fault.clone(), f[1].server.clone(), f[1].times), (Fault::UnknownTool, None, Times::Next));
+        let r = &lesson.steps[1].replies;
+        assert_eq!(r[0].calls, [("a".to_owned(), json!({"x": 1})), ("b".to_owned(), json!({}))]);
+        assert_eq!((r[0].stop_reason, r[1].stop_reason), ("tool_use", "end_turn"));
+        assert!(r[1].text.starts_with("(Demo model, scripted by the lesson.)"), "{}", r[1].text);
     }
 
     #[test]
@@ -226,6 +269,10 @@ mod tests {
                 .starts_with("steps[0].breakpoints[0] must be a phase 1 to 4")
         );
         assert_eq!(step(json!({"title": "no text"})), "steps[0] needs \"text\"");
+        assert_eq!(
+            step(json!({"text": "x", "replies": [{"tool_use": [{"name": "a", "input": [1]}]}]})),
+            "steps[0].replies[0].tool_use[0].input must be an object"
+        );
         assert!(
             read(&json!({"lesson": 2, "title": "t", "steps": [{"text": "x"}]}))
                 .unwrap_err()

@@ -1,7 +1,7 @@
 //! A lesson in the page: loaded from the page's address (`?lesson=<url>`, `#lesson=…`) or from
 //! the Workshop panel; opening it connects its servers and picks its model; each step sets
-//! exactly its breakpoints and faults (taking away the previous step's faults) and offers its
-//! message. The lesson's text is only ever shown as text.
+//! exactly its breakpoints, faults and scripted demo-model answers (taking away the previous
+//! step's) and offers its message. The lesson's text is only ever shown as text.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -119,6 +119,7 @@ impl Services {
         self.leave_step();
         self.lessons.step.set(i);
         self.pausing.set.set(step.breakpoints.clone());
+        self.runtime(|r| r.platform.script(step.replies.clone()));
         let mut missing = Vec::new();
         let added: Vec<u32> = step
             .faults
@@ -164,6 +165,7 @@ impl Services {
         }
         if self.lessons.current.with_untracked(Option::is_some) {
             self.pausing.set.set(Vec::new());
+            self.runtime(|r| r.platform.script(Vec::new()));
         }
     }
 
