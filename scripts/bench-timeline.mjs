@@ -50,7 +50,7 @@ try {
   for (let i = 0; i < TURNS; i++) {
     await composer.fill(questions[i % questions.length]);
     await composer.press("Enter");
-    await page.getByRole("button", { name: "Stop" }).waitFor({ state: "hidden", timeout: 30_000 });
+    await page.getByRole("button", { name: "Stop", exact: true }).waitFor({ state: "hidden", timeout: 30_000 });
   }
   const appendFrames = await page.evaluate(() => window.__frames);
   const counts = await page.locator(".counts").innerText();
