@@ -3,6 +3,7 @@
 // model, the demo server and the built-in lessons) working offline after one visit.
 import { test, expect } from "@playwright/test";
 import { openApp, snap, watchConsole, timelineRow } from "./support.mjs";
+import { URLS } from "./fixtures.mjs";
 
 const chat = (page) => page.getByRole("log", { name: "Conversation" });
 
@@ -117,6 +118,33 @@ test("a lesson in the link's fragment opens; a lesson that is missing or broken 
   await openApp(page, `./#lesson=${bad}`);
   await page.reload();
   await expect(page.getByRole("alert").filter({ hasText: "cannot be opened" })).toContainText('steps[0].faults[0].server: "notes" is not one of the lesson\'s servers');
+});
+
+test("a lesson's own server connects only when the user agrees, and its faults then land on that real server", async ({ page }) => {
+  const console = watchConsole(page, ["Failed to load resource"]);
+  const lesson = {
+    lesson: 1, title: "A real server, broken", model: "demo",
+    servers: [{ url: URLS.python, label: "notes" }],
+    steps: [{
+      text: "The server answers 500 once.", ask: "Search my notes.",
+      replies: [{ text: "Searching.", tool_use: [{ name: "notes_search_notes", input: { query: "mcp" } }] }],
+      faults: [{ fault: "http-500", server: "notes", tool: "search_notes" }],
+    }],
+  };
+  await openApp(page, `./#lesson=${Buffer.from(JSON.stringify(lesson)).toString("base64url")}`);
+  const region = page.getByRole("region", { name: "A real server, broken" });
+  const consent = region.getByRole("group", { name: "Servers this lesson uses" });
+  await expect(consent).toContainText(URLS.python);
+  await expect(page.getByRole("article", { name: "notes" })).toHaveCount(0);
+  await expect(page.getByRole("alert")).toHaveCount(0);
+  await snap(page, "lesson-asks-to-connect");
+  await consent.getByRole("button", { name: "Connect them" }).click();
+  await expect(consent).toBeHidden();
+  await expect(page.getByRole("article", { name: "notes" }).getByText("connected", { exact: true })).toBeVisible();
+  await region.getByRole("button", { name: "Ask: Search my notes." }).click();
+  await expect(chat(page).getByText(/notes_search_notes failed: .*HTTP 500 .*injected by Loopscope/)).toBeVisible();
+  await timelineRow(page, /injected/);
+  console.expectNone();
 });
 
 test("presenter view and an embedded page stay usable at 1280×720", async ({ page }) => {

@@ -26,6 +26,9 @@ pub struct Lessons {
     pub loading: RwSignal<Option<String>>,
     /// Why the last lesson did not open, or why a step's fault could not be set.
     pub problem: RwSignal<Option<String>>,
+    /// Servers the lesson names that are not in the list yet: connected only when the user says
+    /// so (a lesson from a link must not send the conversation's tool calls anywhere unasked).
+    pub pending: RwSignal<Vec<(String, String)>>,
     /// The fault rules the current step added, to take away on leaving it.
     added: StoredValue<Vec<u32>>,
 }
@@ -37,6 +40,7 @@ impl Lessons {
             step: RwSignal::new(0),
             loading: RwSignal::new(None),
             problem: RwSignal::new(None),
+            pending: RwSignal::new(Vec::new()),
             added: StoredValue::new(Vec::new()),
         }
     }
@@ -96,18 +100,29 @@ impl Services {
             LessonModel::Claude => self.settings.update(|d| d.demo = false),
             LessonModel::Any => {}
         }
+        let mut pending = Vec::new();
         for server in &l.servers {
             match server {
                 LessonServer::Demo => self.add_demo_server(),
                 LessonServer::Url { url, label } => {
                     if !self.servers.list.with_untracked(|list| list.iter().any(|s| &s.url == url)) {
-                        self.add_server(url.clone(), label.clone(), Vec::new(), false);
+                        pending.push((url.clone(), label.clone()));
                     }
                 }
             }
         }
+        self.lessons.pending.set(pending);
         self.lessons.current.set(Some(l));
         self.go_to_step(0);
+    }
+
+    /// Connects the servers the lesson asked for, as the user agreed, and sets the current
+    /// step's faults on them.
+    pub fn connect_lesson_servers(&self) {
+        for (url, label) in self.lessons.pending.try_update(std::mem::take).unwrap_or_default() {
+            self.add_server(url, label, Vec::new(), false);
+        }
+        self.go_to_step(self.lessons.step.get_untracked());
     }
 
     /// Leaves the current step and enters step `i`: exactly its breakpoints, its faults.
@@ -139,7 +154,9 @@ impl Services {
             })
             .collect();
         self.lessons.added.set_value(added);
-        self.lessons.problem.set((!missing.is_empty()).then(|| {
+        // Servers the user has not agreed to connect yet are not missing: the banner asks.
+        let waiting = !self.lessons.pending.with_untracked(Vec::is_empty);
+        self.lessons.problem.set((!missing.is_empty() && !waiting).then(|| {
             format!(
                 "This step breaks the server \"{}\", which is no longer in the list: open the lesson again to add it.",
                 missing.join("\", \"")
@@ -172,6 +189,7 @@ impl Services {
     /// Closes the lesson; the servers it connected stay.
     pub fn close_lesson(&self) {
         self.leave_step();
+        self.lessons.pending.set(Vec::new());
         self.lessons.current.set(None);
         self.lessons.problem.set(None);
     }

@@ -72,6 +72,16 @@ pub fn LessonBanner() -> impl IntoView {
                         </span>
                         <button type="button" class="link" on:click=move |_| svc.close_lesson()>"Leave the lesson"</button>
                     </header>
+                    {move || (!l.pending.with(Vec::is_empty)).then(|| view! {
+                        <div class="lesson-servers" role="group" aria-label="Servers this lesson uses">
+                            <p><strong>"This lesson connects to:"</strong></p>
+                            <ul>{l.pending.get().into_iter().map(|(url, label)| view! {
+                                <li><code>{url}</code>" as "{label}</li>
+                            }).collect_view()}</ul>
+                            <p class="hint">"Your messages' tool calls will go there. Connect only to servers you trust."</p>
+                            <button type="button" class="primary" on:click=move |_| svc.connect_lesson_servers()>"Connect them"</button>
+                        </div>
+                    })}
                     {move || (l.step.get() == 0 && !intro.is_empty()).then(|| view! {
                         <div class="lesson-intro">{paragraphs(&intro)}</div>
                     })}
