@@ -75,6 +75,7 @@ mod driver {
             client_id,
             client_secret: text("client_secret"),
             issuer: text("issuer"),
+            private_key_pem: text("private_key_pem"),
         });
         ClientSettings {
             client_name: "Loopscope conformance driver".into(),

@@ -129,6 +129,13 @@ pub trait Platform {
     fn random(&self) -> f64;
     /// Fills `buf` from a cryptographically secure generator (PKCE verifiers, OAuth `state`).
     fn random_bytes(&self, buf: &mut [u8]);
+    /// Signs `message` with ECDSA on P-256 and SHA-256, as JWS ES256 wants it (the 64 bytes
+    /// r‖s), with a PKCS #8 private key: a `private_key_jwt` client assertion. The page uses the
+    /// browser's WebCrypto (secure contexts only); a platform without a signer says so.
+    async fn sign_es256(&self, pkcs8_der: &[u8], message: &[u8]) -> Result<Vec<u8>, String> {
+        let _ = (pkcs8_der, message);
+        Err("this platform cannot sign with a private key".into())
+    }
 }
 
 /// A shared platform is a platform (the page and the tests hand out `Rc`s).
@@ -150,6 +157,9 @@ impl<P: Platform> Platform for std::rc::Rc<P> {
     }
     fn random_bytes(&self, buf: &mut [u8]) {
         (**self).random_bytes(buf)
+    }
+    async fn sign_es256(&self, pkcs8_der: &[u8], message: &[u8]) -> Result<Vec<u8>, String> {
+        (**self).sign_es256(pkcs8_der, message).await
     }
 }
 

@@ -130,4 +130,35 @@ impl Platform for Browser {
         // getRandomValues works in every context, secure or not (a workshop's LAN address).
         window().crypto().and_then(|c| c.get_random_values_with_u8_array(buf)).expect("crypto.getRandomValues");
     }
+
+    async fn sign_es256(&self, pkcs8_der: &[u8], message: &[u8]) -> Result<Vec<u8>, String> {
+        if !window().is_secure_context() {
+            return Err("the browser signs only on a secure page (https, or localhost): this one is not".into());
+        }
+        let subtle = window().crypto().map_err(|_| "no WebCrypto in this browser")?.subtle();
+        let algorithm = js_sys::Object::new();
+        let set = |o: &js_sys::Object, k: &str, v: &str| js_sys::Reflect::set(o, &k.into(), &v.into());
+        let _ = set(&algorithm, "name", "ECDSA");
+        let _ = set(&algorithm, "namedCurve", "P-256");
+        let usages = js_sys::Array::of1(&"sign".into());
+        let der = Uint8Array::from(pkcs8_der);
+        let failed = |e: JsValue| {
+            format!(
+                "WebCrypto: {}",
+                e.as_string().or_else(|| js_sys::Error::from(e).message().as_string()).unwrap_or_default()
+            )
+        };
+        let import =
+            subtle.import_key_with_object("pkcs8", der.unchecked_ref(), &algorithm, false, &usages).map_err(failed)?;
+        let key: web_sys::CryptoKey = JsFuture::from(import)
+            .await
+            .map_err(|e| format!("not an EC P-256 PKCS #8 key ({})", failed(e)))?
+            .unchecked_into();
+        let params = js_sys::Object::new();
+        let _ = set(&params, "name", "ECDSA");
+        let _ = set(&params, "hash", "SHA-256");
+        let signing = subtle.sign_with_object_and_u8_array(&params, &key, message).map_err(failed)?;
+        let signature = JsFuture::from(signing).await.map_err(failed)?;
+        Ok(Uint8Array::new(&signature).to_vec())
+    }
 }

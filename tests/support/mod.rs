@@ -56,6 +56,14 @@ impl Platform for Native {
         tokio::time::sleep(Duration::from_millis(ms)).await
     }
 
+    async fn sign_es256(&self, pkcs8_der: &[u8], message: &[u8]) -> Result<Vec<u8>, String> {
+        use p256::ecdsa::signature::Signer;
+        use p256::pkcs8::DecodePrivateKey;
+        let key = p256::ecdsa::SigningKey::from_pkcs8_der(pkcs8_der).map_err(|e| format!("not a P-256 key: {e}"))?;
+        let signature: p256::ecdsa::Signature = key.sign(message);
+        Ok(signature.to_bytes().to_vec())
+    }
+
     fn random(&self) -> f64 {
         // xorshift64: deterministic jitter is fine for tests.
         let mut x = self.seed.get();

@@ -69,6 +69,11 @@ pub enum AuthError {
     #[error("the server still answers HTTP {status} with a fresh token from {issuer}")]
     TokenRejected { status: u16, issuer: String },
 
+    /// A `private_key_jwt` client whose assertion could not be made: no key, a key that is not
+    /// PKCS #8, or no signer (a page not in a secure context).
+    #[error("the client's private key cannot sign its assertion: {reason}")]
+    ClientKey { reason: String },
+
     /// The server keeps refusing scopes this client already holds.
     #[error("the server still refuses with scope \"{scopes}\", which the token was granted")]
     ScopeRefused { scopes: String },
@@ -115,6 +120,12 @@ impl AuthError {
             }
             AuthError::Http { oauth_error: Some(e), .. } if e.error == "invalid_target" => {
                 "The authorization server does not issue tokens for this resource (RFC 8707): the wrong audience."
+                    .into()
+            }
+            AuthError::ClientKey { .. } => {
+                "Enter the client's private key under \"Your own OAuth client\" as a PKCS #8 \
+                PEM (-----BEGIN PRIVATE KEY-----, an EC P-256 key for ES256). A page signs only in a secure context: \
+                https, or localhost."
                     .into()
             }
             AuthError::NoMetadata { .. } => {

@@ -276,8 +276,9 @@ impl<P: Platform> Auth<P> {
         self.state.borrow_mut().requested = scopes.clone();
         let client = self.client_for(&found).await?;
         let grants = found.metadata.grant_types_supported.clone().unwrap_or_default();
+        // A client that can authenticate itself (a secret, or a private key) needs no user.
         let machine = client.how == ClientKind::Preregistered
-            && client.client_secret.is_some()
+            && (client.client_secret.is_some() || client.auth_method == super::assertion::PRIVATE_KEY_JWT)
             && grants.iter().any(|g| g == grant::CLIENT_CREDENTIALS)
             && !grants.iter().any(|g| g == grant::AUTHORIZATION_CODE);
         if machine {

@@ -9,6 +9,7 @@
 //! The one thing the engine cannot do is show a sign-in page: a [`UserAgent`] does (a popup in
 //! the page, an HTTP client that reads the redirect in the conformance driver).
 
+mod assertion;
 mod challenge;
 mod discovery;
 mod error;
@@ -60,6 +61,10 @@ pub struct Preregistered {
     /// The issuer they belong to; when unset, the first authorization server they are used with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub issuer: Option<String>,
+    /// A PKCS #8 PEM private key, for `private_key_jwt` (ES256). Never written anywhere: kept in
+    /// memory only, remembered or not.
+    #[serde(skip)]
+    pub private_key_pem: Option<String>,
 }
 
 /// Shows the authorization server's sign-in page to the user.

@@ -3,6 +3,7 @@
 //! Registration (RFC 7591, deprecated in 2026-07-28 but what most servers offer). A registration
 //! is kept per issuer and never used with another (SEP-2352).
 
+use super::assertion::PRIVATE_KEY_JWT;
 use super::discovery::Found;
 use super::http::read_document;
 use super::{Auth, AuthError, ClientKind, RegisteredClient, Step};
@@ -13,11 +14,14 @@ const BASIC: &str = "client_secret_basic";
 const POST: &str = "client_secret_post";
 const NONE: &str = "none";
 
-/// How to authenticate at the token endpoint: none without a secret; with one, Basic unless
-/// the server supports only `client_secret_post` (RFC 6749 §2.3.1; Basic is the default).
-fn auth_method(metadata: &AuthServerMetadata, has_secret: bool) -> String {
+/// How to authenticate at the token endpoint: with a private key, `private_key_jwt` where the
+/// server offers it; none without a secret; with one, Basic unless the server supports only
+/// `client_secret_post` (RFC 6749 §2.3.1; Basic is the default).
+fn auth_method(metadata: &AuthServerMetadata, has_secret: bool, has_key: bool) -> String {
     let supported = metadata.token_endpoint_auth_methods_supported.as_deref().unwrap_or_default();
-    let method = if !has_secret {
+    let method = if has_key && supported.iter().any(|m| m == PRIVATE_KEY_JWT) {
+        PRIVATE_KEY_JWT
+    } else if !has_secret {
         NONE
     } else if supported.iter().any(|m| m == POST) && !supported.iter().any(|m| m == BASIC) {
         POST
@@ -46,7 +50,7 @@ impl<P: Platform> Auth<P> {
                 issuer: issuer.clone(),
                 client_id: pre.client_id.clone(),
                 client_secret: pre.client_secret.clone(),
-                auth_method: auth_method(&found.metadata, pre.client_secret.is_some()),
+                auth_method: auth_method(&found.metadata, pre.client_secret.is_some(), pre.private_key_pem.is_some()),
                 how: ClientKind::Preregistered,
             };
             self.state.borrow_mut().memory.keep(client.clone());
@@ -99,7 +103,7 @@ impl<P: Platform> Auth<P> {
         let auth_method = info
             .token_endpoint_auth_method
             .clone()
-            .unwrap_or_else(|| auth_method(metadata, info.client_secret.is_some()));
+            .unwrap_or_else(|| auth_method(metadata, info.client_secret.is_some(), false));
         Ok(RegisteredClient {
             issuer: issuer.to_owned(),
             client_id: info.client_id,
@@ -139,11 +143,13 @@ mod tests {
 
     #[test]
     fn token_endpoint_authentication_follows_what_the_server_supports() {
-        assert_eq!(auth_method(&metadata(None), false), "none");
-        assert_eq!(auth_method(&metadata(None), true), "client_secret_basic");
-        assert_eq!(auth_method(&metadata(Some(&["client_secret_post"])), true), "client_secret_post");
+        assert_eq!(auth_method(&metadata(None), false, false), "none");
+        assert_eq!(auth_method(&metadata(None), true, false), "client_secret_basic");
+        assert_eq!(auth_method(&metadata(None), false, true), "none", "a key the server does not take is not used");
+        assert_eq!(auth_method(&metadata(Some(&["private_key_jwt"])), false, true), "private_key_jwt");
+        assert_eq!(auth_method(&metadata(Some(&["client_secret_post"])), true, false), "client_secret_post");
         assert_eq!(
-            auth_method(&metadata(Some(&["client_secret_post", "client_secret_basic"])), true),
+            auth_method(&metadata(Some(&["client_secret_post", "client_secret_basic"])), true, false),
             "client_secret_basic"
         );
     }

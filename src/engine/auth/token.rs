@@ -3,6 +3,7 @@
 //! client credentials grant for a machine client, and refresh. Every token request names the
 //! resource (RFC 8707) and authenticates the client as it was registered.
 
+use super::assertion::{ASSERTION_TYPE, PRIVATE_KEY_JWT, client_assertion};
 use super::challenge::split_scopes;
 use super::discovery::Found;
 use super::http::read_document;
@@ -181,6 +182,18 @@ impl<P: Platform> Auth<P> {
             "client_secret_post" => {
                 params.push(("client_id", client.client_id.clone()));
                 params.push(("client_secret", secret));
+            }
+            PRIVATE_KEY_JWT => {
+                let pem = self.settings.preregistered.as_ref().and_then(|p| p.private_key_pem.clone());
+                let signed = match pem {
+                    Some(pem) => client_assertion(&*self.platform, &pem, &client.client_id, issuer).await,
+                    None => Err("no private key was entered for this client".into()),
+                };
+                let assertion = signed.map_err(|reason| AuthError::ClientKey { reason })?;
+                self.secret(&assertion);
+                params.push(("client_id", client.client_id.clone()));
+                params.push(("client_assertion_type", ASSERTION_TYPE.to_owned()));
+                params.push(("client_assertion", assertion));
             }
             _ => params.push(("client_id", client.client_id.clone())),
         }

@@ -163,4 +163,8 @@ impl<P: Platform + Clone + 'static> Platform for Demo<P> {
     fn random_bytes(&self, buf: &mut [u8]) {
         self.inner.random_bytes(buf)
     }
+
+    async fn sign_es256(&self, pkcs8_der: &[u8], message: &[u8]) -> Result<Vec<u8>, String> {
+        self.inner.sign_es256(pkcs8_der, message).await
+    }
 }

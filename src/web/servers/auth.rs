@@ -52,6 +52,7 @@ fn OwnClient(entry: ServerEntry) -> impl IntoView {
     let client_id = RwSignal::new(current.client_id.clone());
     let secret = RwSignal::new(current.client_secret.clone().unwrap_or_default());
     let issuer = RwSignal::new(current.issuer.clone().unwrap_or_default());
+    let key = RwSignal::new(current.private_key_pem.clone().unwrap_or_default());
     let id = StoredValue::new(entry.id.clone());
     let field = |what: &str| format!("server-{}-client-{what}", id.get_value());
     let save = move |ev: leptos::ev::SubmitEvent| {
@@ -61,6 +62,7 @@ fn OwnClient(entry: ServerEntry) -> impl IntoView {
             client_id,
             client_secret: trimmed(secret.get_untracked()),
             issuer: trimmed(issuer.get_untracked()),
+            private_key_pem: trimmed(key.get_untracked()),
         });
         svc.set_client(id.get_value(), client);
         svc.reconnect(id.get_value());
@@ -79,6 +81,10 @@ fn OwnClient(entry: ServerEntry) -> impl IntoView {
                 <label for=field("secret")>"Client secret (only for a confidential client)"</label>
                 <input id=field("secret") type="password" autocomplete="off" prop:value=move || secret.get()
                     on:input=move |ev| secret.set(event_target_value(&ev))/>
+                <label for=field("key")>"Or its private key, for private_key_jwt (PKCS #8 PEM, EC P-256; kept in memory only)"</label>
+                <textarea id=field("key") rows="3" spellcheck="false" autocomplete="off" class="code"
+                    placeholder="-----BEGIN PRIVATE KEY-----" prop:value=move || key.get()
+                    on:input=move |ev| key.set(event_target_value(&ev))></textarea>
                 <label for=field("issuer")>"Its authorization server (issuer URL, optional)"</label>
                 <input id=field("issuer") type="url" spellcheck="false" autocomplete="off" prop:value=move || issuer.get()
                     on:input=move |ev| issuer.set(event_target_value(&ev))/>
@@ -88,6 +94,7 @@ fn OwnClient(entry: ServerEntry) -> impl IntoView {
                         <button type="button" class="link" on:click=move |_| {
                             client_id.set(String::new());
                             secret.set(String::new());
+                            key.set(String::new());
                             issuer.set(String::new());
                             svc.set_client(id.get_value(), None);
                         }>"Forget it"</button>
