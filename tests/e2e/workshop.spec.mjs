@@ -1,7 +1,7 @@
 // Workshop mode (issue 15) in Chromium against the release build, with real MCP servers.
 import { test, expect } from "@playwright/test";
 import { URLS } from "./fixtures.mjs";
-import { addServer, ask, openApp, reply, requests, script, snap, timelineRow, toolUse, useFakeClaude, watchConsole } from "./support.mjs";
+import { addServer, ask, openApp, openRow, reply, requests, script, snap, timelineRow, toolUse, useFakeClaude, watchConsole } from "./support.mjs";
 
 /** The text of the first tool_result Claude received in the last request with `key`. */
 async function received(key) {
@@ -229,6 +229,13 @@ test("export a session with no secret in it, open it read-only with no network, 
   await expect(viewer.getByRole("button", { name: "Send" })).toBeDisabled();
   await timelineRow(viewer, /Loopscope to MCP: notes: tools\/call #\d+, search_notes/);
   await snap(viewer, "session-imported");
+  // The detail pane shows the recorded call, layer by layer, as it was.
+  await openRow(viewer, /Loopscope to MCP: notes: tools\/call #\d+, search_notes/);
+  const detail = viewer.getByRole("dialog").first();
+  await expect(detail).toContainText('"query": "mcp"');
+  await expect(detail).toContainText("microservices for LLMs");
+  await snap(viewer, "session-imported-detail");
+  await viewer.keyboard.press("Escape");
   viewerConsole.expectNone();
 
   // Opening it here sets this page's own conversation aside, and closing it brings it back.
