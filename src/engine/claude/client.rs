@@ -228,7 +228,8 @@ impl<P: Platform> ClaudeClient<P> {
         };
         let elapsed_ms = self.platform.now_ms() - started;
         self.tracer.emit(Peer::Claude, TraceKind::HttpBody { exchange, body: text.clone(), elapsed_ms });
-        match serde_json::from_str::<ApiErrorBody>(&text) {
+        // Through a `Value`, whose deserializer the page has for every type anyway (docs/size.md).
+        match serde_json::from_str::<serde_json::Value>(&text).and_then(serde_json::from_value::<ApiErrorBody>) {
             Ok(b) => ClaudeError::Api {
                 status,
                 kind: b.error.kind,

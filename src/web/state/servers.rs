@@ -310,7 +310,7 @@ impl Servers {
     }
 
     pub fn saved() -> Vec<Saved> {
-        storage::get(SERVERS_KEY).and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default()
+        storage::get(SERVERS_KEY).and_then(|s| storage::read_json(&s)).unwrap_or_default()
     }
 
     pub fn log(&self, id: &str, level: &str, text: String, at_ms: f64) {

@@ -19,8 +19,7 @@ pub struct Settings {
 impl Settings {
     /// Loads what was saved and keeps saving changes.
     pub fn load() -> Self {
-        let data: SettingsData =
-            storage::get(SETTINGS_KEY).and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default();
+        let data: SettingsData = storage::get(SETTINGS_KEY).and_then(|s| storage::read_json(&s)).unwrap_or_default();
         let key = if data.remember_key { storage::get(API_KEY_KEY).unwrap_or_default() } else { String::new() };
         let settings = Settings { data: RwSignal::new(data), api_key: RwSignal::new(key) };
         // Effects only mirror state to storage (the outside world); they never write signals.

@@ -16,3 +16,10 @@ pub fn remove(key: &str) {
         let _ = s.remove_item(key);
     }
 }
+
+/// What was saved, read back; `None` if it no longer reads. Through a `Value`: the page already
+/// carries serde_json's `Value` deserializer for every type, and a second (text) one per saved
+/// type costs kilobytes (docs/size.md).
+pub fn read_json<T: serde::de::DeserializeOwned>(text: &str) -> Option<T> {
+    serde_json::from_str::<serde_json::Value>(text).ok().and_then(|v| serde_json::from_value(v).ok())
+}
