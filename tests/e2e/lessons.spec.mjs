@@ -147,6 +147,29 @@ test("a lesson's own server connects only when the user agrees, and its faults t
   console.expectNone();
 });
 
+test("an instructor opens a lesson from a file and hands out the link that carries it", async ({ page, context }, info) => {
+  const lesson = { lesson: 1, title: "From my laptop", model: "demo", servers: [{ demo: true }],
+    steps: [{ title: "One", text: "First." }, { title: "Two", text: "Second.", breakpoints: ["tool_use"] }] };
+  const file = info.outputPath("my-lesson.json");
+  (await import("node:fs")).writeFileSync(file, JSON.stringify(lesson, null, 2));
+  await openApp(page);
+  const panel = page.getByRole("region", { name: "Workshop" });
+  await panel.getByText("Workshop").click();
+  await panel.getByLabel("Open a lesson file…").setInputFiles(file);
+  await expect(page.getByRole("region", { name: "From my laptop" })).toContainText("Step 1 of 2");
+  const link = panel.getByRole("link", { name: "a link that carries this lesson" });
+  const href = await link.getAttribute("href");
+  expect(href).toMatch(/#lesson=[A-Za-z0-9_-]+$/);
+  // Whoever opens the link gets the same lesson.
+  const attendee = await context.newPage();
+  await openApp(attendee, href);
+  const region = attendee.getByRole("region", { name: "From my laptop" });
+  await region.getByRole("button", { name: "Next step →" }).click();
+  await expect(region).toContainText("Second.");
+  await expect(attendee.getByRole("button", { name: /^Stop at phase 2/ })).toHaveAttribute("aria-pressed", "true");
+  await attendee.close();
+});
+
 test("presenter view and an embedded page stay usable at 1280×720", async ({ page }) => {
   await openApp(page, "./?lesson=lessons/parallel-calls.json");
   await page.getByRole("button", { name: "Presenter view" }).click();

@@ -132,12 +132,21 @@ impl fmt::Display for LessonError {
 
 /// Reads a lesson's text.
 pub fn parse(text: &str) -> Result<Lesson, LessonError> {
+    parse_with_json(text).map(|(lesson, _)| lesson)
+}
+
+/// Reads a lesson's text, and gives back its JSON too (to write it again compactly: a link).
+pub fn parse_with_json(text: &str) -> Result<(Lesson, serde_json::Value), LessonError> {
     if text.len() > MAX_BYTES {
         return Err(LessonError::TooBig { bytes: text.len() });
     }
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| LessonError::NotJson(e.to_string()))?;
-    read(&value).map_err(LessonError::Invalid)
+    let lesson = read(&value).map_err(LessonError::Invalid)?;
+    Ok((lesson, value))
 }
+
+/// Links longer than this do not survive every chat, mail client and slide tool.
+pub const MAX_LINK: usize = 8_000;
 
 /// Fetches and reads the lesson at `url` (absolute).
 pub async fn fetch<P: Platform>(platform: &P, url: &str) -> Result<Lesson, LessonError> {

@@ -29,6 +29,8 @@ pub struct Lessons {
     /// Servers the lesson names that are not in the list yet: connected only when the user says
     /// so (a lesson from a link must not send the conversation's tool calls anywhere unasked).
     pub pending: RwSignal<Vec<(String, String)>>,
+    /// A link that carries the lesson opened from a file, to hand out (or why there is none).
+    pub link: RwSignal<Option<Result<String, String>>>,
     /// The fault rules the current step added, to take away on leaving it.
     added: StoredValue<Vec<u32>>,
 }
@@ -41,6 +43,7 @@ impl Lessons {
             loading: RwSignal::new(None),
             problem: RwSignal::new(None),
             pending: RwSignal::new(Vec::new()),
+            link: RwSignal::new(None),
             added: StoredValue::new(Vec::new()),
         }
     }
@@ -89,6 +92,28 @@ impl Services {
                 Err(e) => svc.lessons.problem.set(Some(format!("The lesson cannot be opened: {e}."))),
             }
         });
+    }
+
+    /// Opens a lesson from a file the user chose, and makes the link that carries it.
+    pub fn open_lesson_text(&self, text: &str) {
+        match lesson::parse_with_json(text) {
+            Ok((l, json)) => {
+                let page = location().href().unwrap_or_default();
+                let page = page.split(['?', '#']).next().unwrap_or_default().to_owned();
+                let link = lesson::inline_link(&page, &json.to_string());
+                self.lessons.link.set(Some(if link.len() <= lesson::MAX_LINK {
+                    Ok(link)
+                } else {
+                    Err(format!(
+                        "This lesson makes a link of {} characters, too long to hand out: put the file on a site and \
+                         use ?lesson= with its address.",
+                        link.len()
+                    ))
+                }));
+                self.start_lesson(l);
+            }
+            Err(e) => self.lessons.problem.set(Some(format!("That lesson cannot be opened: {e}."))),
+        }
     }
 
     /// Connects the lesson's servers, picks its model, and enters its first step.

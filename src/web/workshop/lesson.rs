@@ -116,7 +116,22 @@ pub fn LessonChoices() -> impl IntoView {
                 }
             }).collect_view()}
         </ul>
+        <label class="file-choice">"Open a lesson file… "
+            <input type="file" accept=".json,application/json" on:change=move |ev| {
+                super::with_file_text(ev, move |text| match text {
+                    Some(text) => svc.open_lesson_text(&text),
+                    None => svc.lessons.problem.set(Some("That file could not be read.".into())),
+                })
+            }/>
+        </label>
+        {move || svc.lessons.link.get().map(|link| match link {
+            Ok(link) => view! {
+                <p class="lesson-link">"Hand it out: "<a href=link.clone()>"a link that carries this lesson"</a>
+                    {format!(" ({} characters)", link.len())}</p>
+            }.into_any(),
+            Err(why) => view! { <p class="hint">{why}</p> }.into_any(),
+        })}
         <p class="muted">"A lesson is a small JSON file (docs/lessons.md): its link is this page's address with \
-            ?lesson= and the file's address, on this site or any that allows CORS."</p>
+            ?lesson= and the file's address, on this site or any that allows CORS, or the file itself in the link."</p>
     }
 }

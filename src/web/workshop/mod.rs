@@ -16,6 +16,8 @@ use paused::BreakpointChoices;
 use sessions::SessionChoices;
 
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
 
 use crate::engine::faults::Target;
 
@@ -41,4 +43,15 @@ pub fn WorkshopPanel() -> impl IntoView {
             </details>
         </section>
     }
+}
+
+/// A file input's `change`: reads the chosen file as text and hands it over (`None` if it could
+/// not be read); the input is cleared, so the same file can be chosen again.
+fn with_file_text(ev: leptos::ev::Event, then: impl FnOnce(Option<String>) + 'static) {
+    let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
+    let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
+    input.set_value("");
+    leptos::task::spawn_local(async move {
+        then(JsFuture::from(file.text()).await.ok().and_then(|t| t.as_string()));
+    });
 }

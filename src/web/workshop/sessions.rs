@@ -2,8 +2,6 @@
 //! session being viewed, and a replay's comparison with its recording.
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 
 use crate::engine::session::TurnDiff;
 use crate::web::state::use_services;
@@ -12,15 +10,10 @@ use crate::web::state::use_services;
 pub fn SessionChoices() -> impl IntoView {
     let svc = use_services();
     let open = move |ev: leptos::ev::Event| {
-        let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
-        let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
-        input.set_value("");
-        leptos::task::spawn_local(async move {
-            match JsFuture::from(file.text()).await.ok().and_then(|t| t.as_string()) {
-                Some(text) => svc.import_session(&text),
-                None => svc.sessions.problem.set(Some("That file could not be read.".into())),
-            }
-        });
+        super::with_file_text(ev, move |text| match text {
+            Some(text) => svc.import_session(&text),
+            None => svc.sessions.problem.set(Some("That file could not be read.".into())),
+        })
     };
     view! {
         <div class="sessions">
