@@ -2,7 +2,7 @@
 // index.html alone, a clear sentence when the app cannot load, and the page (with the demo
 // model, the demo server and the built-in lessons) working offline after one visit.
 import { test, expect } from "@playwright/test";
-import { openApp, snap, watchConsole, timelineRow } from "./support.mjs";
+import { lowContrast, openApp, snap, watchConsole, timelineRow } from "./support.mjs";
 import { URLS } from "./fixtures.mjs";
 
 const chat = (page) => page.getByRole("log", { name: "Conversation" });
@@ -168,6 +168,20 @@ test("an instructor opens a lesson from a file and hands out the link that carri
   await expect(region).toContainText("Second.");
   await expect(attendee.getByRole("button", { name: /^Stop at phase 2/ })).toHaveAttribute("aria-pressed", "true");
   await attendee.close();
+});
+
+test("a lesson, its consent box and its problems read at 4.5:1 in light and dark", async ({ page }) => {
+  const lesson = { lesson: 1, title: "Contrast", model: "demo", servers: [{ url: URLS.python, label: "notes" }],
+    steps: [{ title: "One", text: "Read.", do: "Do.", look: "Look.", ask: "Ask.", breakpoints: [2],
+      faults: [{ fault: "http-500", server: "notes" }] }] };
+  for (const scheme of ["light", "dark"]) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await openApp(page, `./#lesson=${Buffer.from(JSON.stringify(lesson)).toString("base64url")}`);
+    await page.reload();
+    await expect(page.getByRole("region", { name: "Contrast" })).toContainText("This lesson connects to");
+    expect(await lowContrast(page), scheme).toEqual([]);
+    await snap(page, `lesson-${scheme}`);
+  }
 });
 
 test("presenter view and an embedded page stay usable at 1280×720", async ({ page }) => {
