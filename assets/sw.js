@@ -4,8 +4,9 @@
 // the cache; the build's hashed files never change, so the cache answers them first. Only this
 // site's own GET requests are touched: the Claude API and MCP servers always go to the network.
 const CACHE = "loopscope-v1";
-// Trunk names a build's files by their content: name-<hash>.ext, or <hash>-name.mjs.
-const HASHED = /(-[0-9a-f]{16}(_bg)?\.(js|wasm|css|svg)|\/[0-9a-f]{16}-[\w-]+\.mjs)$/;
+// Trunk names a build's files by their content: name-<hash>.ext, or <hash>-name.mjs (a hash of up
+// to 16 hex digits: leading zeros are dropped).
+const HASHED = /(-[0-9a-f]{12,16}(_bg)?\.(js|wasm|css|svg)|\/[0-9a-f]{12,16}-[\w-]+\.mjs)$/;
 
 const LESSONS = ["lessons/four-phases.json", "lessons/error-layers.json", "lessons/parallel-calls.json"];
 

@@ -37,7 +37,7 @@ const total = rows.reduce(
   { raw: 0, gzip: 0, brotli: 0 },
 );
 const kb = (n) => (n / 1000).toFixed(1).padStart(9);
-const name = (s) => s.replace(/-[0-9a-f]{16}(?=[._])/, "").padEnd(28);
+const name = (s) => s.replace(/-[0-9a-f]{12,16}(?=[._])/, "").replace(/^[0-9a-f]{12,16}-/, "").padEnd(28);
 console.log(`${"file".padEnd(28)}${"raw KB".padStart(9)}${"gzip KB".padStart(9)}${"br KB".padStart(9)}`);
 for (const r of [...rows, total]) console.log(`${name(r.file)}${kb(r.raw)}${kb(r.gzip)}${kb(r.brotli)}`);
 
