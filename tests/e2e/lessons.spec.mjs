@@ -47,6 +47,8 @@ test("a built-in lesson from ?lesson= connects the demo server, stops at each ph
   await lesson.getByRole("button", { name: "Leave the lesson" }).click();
   await expect(lesson).toBeHidden();
   await expect(page.getByRole("button", { name: /^Stop at phase \d/, pressed: true })).toHaveCount(0);
+  // The lesson turned the demo model on; leaving it gives back the user's own choice.
+  await expect(page.getByRole("radio", { name: "Claude API" })).toBeChecked();
   console.expectNone();
 });
 
@@ -93,6 +95,7 @@ test("a step can script the demo model: three tool calls in one answer, their th
   // Leaving the step takes its script away: the model answers on its own again.
   await lesson.getByRole("button", { name: "Next step →" }).click();
   await lesson.getByRole("button", { name: "Leave the lesson" }).click();
+  await page.getByLabel("Demo model (no key)").check();
   await page.getByRole("textbox", { name: "Message", exact: true }).fill("What is 6 * 7?");
   await page.getByRole("button", { name: "Send" }).click();
   await expect(chat(page).getByText(/calculate said: 6 \* 7 = 42/)).toBeVisible();

@@ -33,6 +33,8 @@ pub struct Lessons {
     pub link: RwSignal<Option<Result<String, String>>>,
     /// The fault rules the current step added, to take away on leaving it.
     added: StoredValue<Vec<u32>>,
+    /// The user's own model choice (demo or not) when a lesson changed it, to give back.
+    model_before: StoredValue<Option<bool>>,
 }
 
 impl Lessons {
@@ -45,6 +47,7 @@ impl Lessons {
             pending: RwSignal::new(Vec::new()),
             link: RwSignal::new(None),
             added: StoredValue::new(Vec::new()),
+            model_before: StoredValue::new(None),
         }
     }
 }
@@ -120,10 +123,18 @@ impl Services {
     pub fn start_lesson(&self, l: Lesson) {
         self.leave_step();
         self.lessons.problem.set(None);
-        match l.model {
-            LessonModel::Demo => self.settings.update(|d| d.demo = true),
-            LessonModel::Claude => self.settings.update(|d| d.demo = false),
-            LessonModel::Any => {}
+        let wanted = match l.model {
+            LessonModel::Demo => Some(true),
+            LessonModel::Claude => Some(false),
+            LessonModel::Any => None,
+        };
+        let had = self.settings.data.with_untracked(|d| d.demo);
+        if let Some(demo) = wanted.filter(|w| *w != had) {
+            // Only the first lesson's change is remembered: that is the user's own choice.
+            if self.lessons.model_before.with_value(Option::is_none) {
+                self.lessons.model_before.set_value(Some(had));
+            }
+            self.settings.update(|d| d.demo = demo);
         }
         let mut pending = Vec::new();
         for server in &l.servers {
@@ -211,10 +222,15 @@ impl Services {
         }
     }
 
-    /// Closes the lesson; the servers it connected stay.
+    /// Closes the lesson: its faults and breakpoints go, the user's own model choice comes back;
+    /// the servers it connected stay.
     pub fn close_lesson(&self) {
         self.leave_step();
         self.lessons.pending.set(Vec::new());
+        // The model the user had before the lesson picked one.
+        if let Some(demo) = self.lessons.model_before.try_update_value(Option::take).flatten() {
+            self.settings.update(|d| d.demo = demo);
+        }
         self.lessons.current.set(None);
         self.lessons.problem.set(None);
     }
