@@ -35,14 +35,17 @@ async function fresh(request) {
     const cache = await caches.open(CACHE);
     try {
         const response = await fetch(request);
-        if (response.ok) {
+        if (response.ok && request.mode === "navigate") {
+            // One copy of the page, whatever its query (?lesson=…, ?demo): the same file.
+            await cache.put("./", response.clone());
+            await prune(cache, await response.clone().text());
+        } else if (response.ok) {
             await cache.put(request, response.clone());
-            if (request.mode === "navigate") await prune(cache, await response.clone().text());
         }
         return response;
     } catch (error) {
         const navigate = request.mode === "navigate";
-        const cached = (await cache.match(request, { ignoreSearch: navigate })) ?? (navigate ? await cache.match("./") : undefined);
+        const cached = await cache.match(navigate ? "./" : request);
         if (cached) return cached;
         throw error;
     }
