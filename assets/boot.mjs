@@ -5,12 +5,18 @@ export default function boot() {
     const bar = () => document.getElementById("boot-progress");
     return {
         onStart: () => {},
-        // Trunk's `total` is the wasm's size before wasm-opt, and a compressed transfer counts
-        // unpacked bytes: neither makes an honest percentage, so the bar stays indeterminate and
-        // the text counts what has arrived.
-        onProgress: ({ current }) => {
+        // `total` is the wasm's size as built (a release build's post-build step sets it; a
+        // compressed transfer still counts unpacked bytes, so the share is right either way).
+        onProgress: ({ current, total }) => {
             const p = what();
-            if (p) p.textContent = `Loading the app: ${Math.round(current / 1024)} KB…`;
+            const kb = (n) => Math.round(n / 1024);
+            if (total > 0 && current <= total) {
+                bar()?.setAttribute("max", String(total));
+                bar()?.setAttribute("value", String(current));
+                if (p) p.textContent = `Loading the app: ${kb(current)} of ${kb(total)} KB (${Math.round((100 * current) / total)} %)…`;
+            } else if (p) {
+                p.textContent = `Loading the app: ${kb(current)} KB…`;
+            }
         },
         onComplete: () => {},
         onSuccess: () => {},

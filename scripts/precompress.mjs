@@ -1,6 +1,6 @@
-// Writes a .gz (gzip -9) and a .br (brotli 11) beside each text and wasm file of a build, for
-// hosts that serve precompressed files (docs/hosting.md says which). Run by Trunk after a
-// release build (Trunk.toml); by hand: node scripts/precompress.mjs dist
+// After a release build (Trunk.toml runs it; by hand: node scripts/precompress.mjs dist): gives
+// the loading screen the wasm's real size, then writes a .gz (gzip -9) and a .br (brotli 11)
+// beside each text and wasm file, for hosts that serve precompressed files (the README says which).
 import { readdirSync, readFileSync, writeFileSync, statSync } from "node:fs";
 import { join, extname } from "node:path";
 import { gzipSync, brotliCompressSync, constants } from "node:zlib";
@@ -10,6 +10,18 @@ const dir = process.argv[2] ?? process.env.TRUNK_STAGING_DIR ?? "dist";
 
 function walk(d) {
   return readdirSync(d).flatMap((f) => (statSync(join(d, f)).isDirectory() ? walk(join(d, f)) : [join(d, f)]));
+}
+
+// Trunk tells its initializer the wasm's size before wasm-opt; the loading screen's progress
+// needs the size of the file as served (a compressed transfer still counts unpacked bytes).
+const page = join(dir, "index.html");
+try {
+  const html = readFileSync(page, "utf8");
+  const fixed = html.replace(/(__trunkInitializer\(init, '\.\/([^']+\.wasm)', )(\d+)/, (all, head, wasm) =>
+    `${head}${statSync(join(dir, wasm)).size}`);
+  if (fixed !== html) writeFileSync(page, fixed);
+} catch (e) {
+  if (e.code !== "ENOENT") throw e;
 }
 
 let files = 0;

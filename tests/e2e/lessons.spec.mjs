@@ -243,6 +243,21 @@ test("on conference Wi-Fi: a loading screen at once, a clear sentence when the a
   await context.setOffline(false);
 });
 
+test("on a slow network the loading screen counts the download: KB of KB, and a share", async ({ page, context }) => {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Network.enable");
+  await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 50, downloadThroughput: 400_000, uploadThroughput: 400_000 });
+  await page.goto("./");
+  const what = page.locator("#boot-what");
+  await expect(what).toHaveText(/^Loading the app: \d+ of \d+ KB \(\d+ %\)…$/, { timeout: 20_000 });
+  const [current, total] = (await what.textContent()).match(/\d+/g).map(Number);
+  expect(current).toBeLessThanOrEqual(total);
+  expect(Number(await page.locator("#boot-progress").getAttribute("max"))).toBeGreaterThan(1_000_000);
+  await snap(page, "boot-progress");
+  await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+  await expect(page.getByRole("heading", { level: 1, name: "Loopscope" })).toBeVisible({ timeout: 30_000 });
+});
+
 test("a wasm that does not load gets a sentence, not a blank page", async ({ page }) => {
   await page.route(/_bg\.wasm$/, (route) => route.fulfill({ status: 200, contentType: "application/wasm", body: "not wasm" }));
   await page.goto("./");
