@@ -26,6 +26,13 @@ fn badge_class(kind: BadgeKind) -> &'static str {
     }
 }
 
+/// A row's badges, as its live state has them (arrows and notes alike).
+fn badges(live: Memo<Live>) -> impl IntoView {
+    live.with(|l| {
+        l.badges.iter().map(|b| view! { <span class=badge_class(b.kind)>{b.text.clone()}</span> }).collect_view()
+    })
+}
+
 fn duration(ms: f64) -> String {
     if ms < 1.0 {
         format!("{} ms", fixed(ms, 2))
@@ -341,14 +348,7 @@ fn RowView(
                     if w.is_empty() { format!("Note: {text}") } else { format!("Note: {text}, {w}") }
                 }
             };
-            let badges = move || {
-                live.with(|l| {
-                    l.badges
-                        .iter()
-                        .map(|b| view! { <span class=badge_class(b.kind)>{b.text.clone()}</span> })
-                        .collect_view()
-                })
-            };
+            let badges = move || badges(live);
             view! {
                 <div class=move || format!("tl-row note{phase_class}{}{}", failed(), if is_active() { " active" } else { "" })
                     style=top id=format!("tl-row-{index}") role="option" aria-selected=move || selected().to_string()
@@ -401,14 +401,7 @@ fn RowView(
                     if selected() { " selected" } else { "" }
                 )
             };
-            let badges = move || {
-                live.with(|l| {
-                    l.badges
-                        .iter()
-                        .map(|b| view! { <span class=badge_class(b.kind)>{b.text.clone()}</span> })
-                        .collect_view()
-                })
-            };
+            let badges = move || badges(live);
             let detail = move || live.with(|l| (!l.detail.is_empty()).then(|| l.detail.clone()));
             let dur = move || live.with(|l| l.duration.clone());
             view! {
