@@ -29,7 +29,7 @@ mod driver {
 
     use futures::FutureExt;
     use futures::future::LocalBoxFuture;
-    use loopscope::engine::auth::{Auth, ClientSettings, Preregistered, UserAgent};
+    use loopscope::engine::auth::{Auth, ClientSettings, Preregistered, SignInPage, UserAgent};
     use loopscope::engine::cancel::CancelToken;
     use loopscope::engine::mcp::{
         ElicitationHandler, Handlers, McpClient, McpError, RequestOptions, RevisionChoice, ServerConfig,
@@ -53,8 +53,8 @@ mod driver {
     /// never fetched).
     struct ReadRedirect(reqwest::Client);
     impl UserAgent for ReadRedirect {
-        fn sign_in(&self, url: &str) -> LocalBoxFuture<'static, Result<String, String>> {
-            let request = self.0.get(url);
+        fn sign_in(&self, page: &SignInPage) -> LocalBoxFuture<'static, Result<String, String>> {
+            let request = self.0.get(page.url.href());
             async move {
                 let response = request.send().await.map_err(|e| format!("the sign-in page: {e}"))?;
                 let location = response.headers().get("location").and_then(|l| l.to_str().ok());
@@ -82,6 +82,7 @@ mod driver {
             redirect_uri: "http://localhost:3000/callback".into(),
             metadata_document: Some("https://conformance-test.local/client-metadata.json".into()),
             preregistered,
+            limits: Default::default(),
         }
     }
 

@@ -5,7 +5,9 @@
 
 mod support;
 
-use loopscope::engine::agent::{Agent, AgentEvent, ServerHandle, Turn, TurnEnd, TurnOutcome, approval};
+use loopscope::engine::agent::{
+    Agent, AgentEvent, AskWhy, Consent, Driver, ServerHandle, Turn, TurnEnd, TurnOutcome, approval,
+};
 use loopscope::engine::cancel::CancelToken;
 use loopscope::engine::claude::{ClaudeError, ClaudeSettings};
 use loopscope::engine::layer::Layer;
@@ -564,10 +566,11 @@ async fn a_denied_call_is_an_is_error_result_c31() {
         servers: &[],
         cancel: &CancelToken::new(),
         max_iterations: 4,
-        approve: Some(Rc::new(move |t: &loopscope::protocol::claude::ToolUse, _: &RouteTarget| {
+        approve: Some(Rc::new(move |t: &loopscope::protocol::claude::ToolUse, _: &RouteTarget, _: &AskWhy| {
             seen.borrow_mut().push(t.name.clone());
             approval(async { false })
         })),
+        consent: Consent::AskEach,
         leave_out_results: false,
         faults: None,
         pause: None,
@@ -575,6 +578,55 @@ async fn a_denied_call_is_an_is_error_result_c31() {
     let out = h.agent.run(Vec::new(), Message::user_text("2+2"), &turn, Rc::new(|_| {})).await;
     assert_eq!(*asked.borrow(), ["calculate"]);
     assert!(last_text(&out).contains("(error)") && last_text(&out).contains("denied"), "{}", last_text(&out));
+}
+
+/// A lesson (a stranger) scripts calls to two servers: the one the user agreed to runs, the
+/// user's own other server is asked about (server, tool, arguments) and, denied, never called.
+#[tokio::test(flavor = "current_thread")]
+async fn a_lesson_reaches_only_the_servers_the_user_agreed_to() {
+    let fx = Faults::start(0).await;
+    let h = Harness::new("sk-lesson").await;
+    let servers = [h.server("agreed", &fx.url("ok"), "lesson").await, h.server("own", &fx.url("ok"), "files").await];
+    h.script(vec![
+        reply(vec![
+            tool_use("lesson_echo", json!({"text": "fine"})),
+            tool_use("files_echo", json!({"text": "delete everything"})),
+        ]),
+        json!({"summarize": {}}),
+    ]);
+    let asked = Rc::new(RefCell::new(Vec::new()));
+    let seen = asked.clone();
+    let cancel = CancelToken::new();
+    let turn = Turn {
+        approve: Some(Rc::new(move |t: &loopscope::protocol::claude::ToolUse, target: &RouteTarget, why: &AskWhy| {
+            seen.borrow_mut().push((t.name.clone(), t.input.clone(), target.describe(), why.reason.clone()));
+            approval(async { false })
+        })),
+        consent: Consent::Agreed { servers: vec!["agreed".into()], driver: Driver::Lesson("Hostile".into()) },
+        ..Turn::new(&h.settings, &servers, &cancel, 4)
+    };
+    let out = h.agent.run(Vec::new(), Message::user_text("go"), &turn, Rc::new(|_| {})).await;
+    let asked = asked.borrow();
+    assert_eq!(asked.len(), 1, "only the call outside the agreement is asked about: {asked:?}");
+    let (name, input, target, why) = &asked[0];
+    assert_eq!((name.as_str(), input), ("files_echo", &json!({"text": "delete everything"})));
+    assert!(target.contains("\"files\"") && why.contains("The lesson \"Hostile\""), "{target} / {why}");
+    // What reached the servers: the agreed call only.
+    let calls: Vec<String> = h
+        .trace
+        .borrow()
+        .iter()
+        .filter_map(|e| match (&e.peer, &e.kind) {
+            (Peer::Server(id), TraceKind::Rpc { message: RpcMessage::Request { method, .. }, .. })
+                if method == "tools/call" =>
+            {
+                Some(id.clone())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(calls, ["agreed"]);
+    assert!(last_text(&out).contains("denied"), "{}", last_text(&out));
 }
 
 #[tokio::test(flavor = "current_thread")]

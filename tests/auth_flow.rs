@@ -9,7 +9,7 @@ mod support;
 
 use futures::FutureExt;
 use futures::future::LocalBoxFuture;
-use loopscope::engine::auth::{Auth, AuthError, AuthStatus, ClientSettings, UserAgent};
+use loopscope::engine::auth::{Auth, AuthError, AuthStatus, ClientSettings, SignInPage, UserAgent};
 use loopscope::engine::encoding::form_encode;
 use loopscope::engine::mcp::{Handlers, McpClient, McpError, RequestOptions, ServerConfig};
 use loopscope::engine::trace::{AuthStep, TraceEvent, TraceKind};
@@ -33,8 +33,8 @@ fn attribute<'a>(html: &'a str, before: &str) -> Option<&'a str> {
 }
 
 impl UserAgent for Person {
-    fn sign_in(&self, url: &str) -> LocalBoxFuture<'static, Result<String, String>> {
-        let (mut url, tamper) = (url.to_owned(), self.tamper);
+    fn sign_in(&self, page: &SignInPage) -> LocalBoxFuture<'static, Result<String, String>> {
+        let (mut url, tamper) = (page.url.href(), self.tamper);
         async move {
             let http =
                 reqwest::Client::builder().no_proxy().redirect(reqwest::redirect::Policy::none()).build().unwrap();
@@ -94,6 +94,7 @@ fn settings() -> ClientSettings {
         redirect_uri: REDIRECT.into(),
         metadata_document: None,
         preregistered: None,
+        limits: Default::default(),
     }
 }
 

@@ -18,6 +18,7 @@ async fn post(fake: &FakeClaude, headers: Headers, body: Value) -> (u16, Headers
         url: format!("{}/v1/messages", fake.base_url()),
         headers,
         body: Some(body.to_string()),
+        redirects: Default::default(),
     };
     let mut resp = platform.send(req).await.unwrap();
     let mut bytes = Vec::new();

@@ -10,14 +10,16 @@
 
 mod support;
 
-use loopscope::engine::agent::{Agent, ServerHandle, Turn, TurnEnd};
+use futures::future::LocalBoxFuture;
+use loopscope::engine::agent::{Agent, Breakpoint, Pauser, Resume, ServerHandle, Stop, Turn, TurnEnd};
 use loopscope::engine::cancel::CancelToken;
 use loopscope::engine::claude::ClaudeSettings;
 use loopscope::engine::mcp::{Handlers, McpClient, ServerConfig};
 use loopscope::engine::timeline::{BadgeKind, Lane, RowKind, Timeline, tool_story};
-use loopscope::engine::trace::{TraceEvent, TraceKind};
+use loopscope::engine::trace::TraceEvent;
 use loopscope::protocol::claude::Message;
 use serde_json::json;
+use std::cell::RefCell;
 use std::rc::Rc;
 use support::{Native, recording_tracer};
 use testkit::fake_claude::FakeClaude;
@@ -54,13 +56,31 @@ fn shape(timeline: &Timeline) -> Vec<String> {
     rows
 }
 
+/// Kills a server the first time the loop is about to route a call.
+struct KillAtRoute(RefCell<Option<real::RealServer>>);
+
+impl Pauser for KillAtRoute {
+    fn breaks_at(&self, at: Breakpoint) -> bool {
+        if at == Breakpoint::Route
+            && let Some(mut server) = self.0.borrow_mut().take()
+        {
+            server.kill();
+        }
+        false
+    }
+
+    fn pause(&self, _: Stop) -> LocalBoxFuture<'static, Resume> {
+        unreachable!("breaks_at never stops")
+    }
+}
+
 /// Runs the turn against real servers (the fake Messages API, our fault fixtures, the Python SDK
 /// server, one that dies before phase 3) and returns its trace.
 async fn run_the_turn() -> Vec<TraceEvent> {
     let fake = FakeClaude::start(0).await;
     let fx = Faults::start(0).await;
     let python = real::python(PyMode::Json);
-    let mut doomed = real::python(PyMode::Json);
+    let doomed = real::python(PyMode::Json);
     let platform = Native::new();
     let (tracer, trace) = recording_tracer(&platform);
     let connect = |id: &str, url: String| {
@@ -93,17 +113,12 @@ async fn run_the_turn() -> Vec<TraceEvent> {
         ],
     );
     let cancel = CancelToken::new();
-    let turn = Turn::new(&settings, &servers, &cancel, 4);
-    let run = agent.run(Vec::new(), Message::user_text("try everything"), &turn, Rc::new(|_| {}));
-    // The doomed server dies once phase 2 has begun, after phase 1 listed its tools.
-    let killer = async {
-        support::until("phase 2", || {
-            trace.borrow().iter().any(|e| matches!(e.kind, TraceKind::Phase { phase: 2, .. }))
-        })
-        .await;
-        doomed.kill();
-    };
-    let (out, ()) = futures::join!(run, killer);
+    // The doomed server dies as phase 3 begins, after phase 1 listed its tools: the loop asks
+    // whether to stop before its first routing decision, and that question kills it (no stop, so
+    // nothing of it is traced). Deterministic, however loaded the machine is.
+    let killer: Rc<dyn Pauser> = Rc::new(KillAtRoute(RefCell::new(Some(doomed))));
+    let turn = Turn { pause: Some(killer), ..Turn::new(&settings, &servers, &cancel, 4) };
+    let out = agent.run(Vec::new(), Message::user_text("try everything"), &turn, Rc::new(|_| {})).await;
     assert_eq!(out.end, TurnEnd::EndTurn, "{}", out.end.explain());
     trace.borrow().clone()
 }

@@ -34,6 +34,7 @@ async fn script(key: &str, steps: Value) {
         url,
         headers: Headers::new().with("content-type", "application/json"),
         body: Some(body),
+        redirects: Default::default(),
     };
     let resp = Browser.send(req).await.unwrap();
     assert_eq!(resp.status, 200);

@@ -2,17 +2,22 @@
 //! percent-encoding (RFC 3986) and `application/x-www-form-urlencoded` (the HTML form encoding
 //! OAuth uses for token requests and redirects).
 
+// Text from outside the page is read here: no slicing by byte index, no indexing that can
+// panic (a panic aborts the wasm and kills the page; docs/security.md).
+#![deny(clippy::string_slice, clippy::indexing_slicing)]
+
 const STANDARD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 const URL_SAFE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 fn base64_with(bytes: &[u8], alphabet: &[u8; 64], pad: bool) -> String {
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
-        let n =
-            (chunk[0] as u32) << 16 | (*chunk.get(1).unwrap_or(&0) as u32) << 8 | *chunk.get(2).unwrap_or(&0) as u32;
+        let byte = |i: usize| u32::from(chunk.get(i).copied().unwrap_or(0));
+        let n = byte(0) << 16 | byte(1) << 8 | byte(2);
         for i in 0..4 {
             if i <= chunk.len() {
-                out.push(alphabet[(n >> (18 - 6 * i) & 63) as usize] as char);
+                let digit = alphabet.get((n >> (18 - 6 * i) & 63) as usize).copied().unwrap_or(b'=');
+                out.push(digit as char);
             } else if pad {
                 out.push('=');
             }
@@ -66,8 +71,9 @@ const HEX: &[u8; 16] = b"0123456789ABCDEF";
 
 fn push_escaped(out: &mut String, b: u8) {
     out.push('%');
-    out.push(HEX[(b >> 4) as usize] as char);
-    out.push(HEX[(b & 15) as usize] as char);
+    let digit = |n: u8| HEX.get(usize::from(n)).copied().unwrap_or(b'0') as char;
+    out.push(digit(b >> 4));
+    out.push(digit(b & 15));
 }
 
 /// Percent-encodes everything but unreserved characters; with `keep_reserved`, reserved
@@ -105,23 +111,33 @@ pub fn form_encode<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> S
     pairs.into_iter().map(|(k, v)| format!("{}={}", form_component(k), form_component(v))).collect::<Vec<_>>().join("&")
 }
 
-fn decode_component(text: &str) -> String {
+/// `%XX` escapes decoded (lossy UTF-8); `+` is a space only in form encoding.
+fn decode(text: &str, plus_is_space: bool) -> String {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
-    while i < bytes.len() {
+    while let Some(&b) = bytes.get(i) {
         let hex = |at: usize| bytes.get(at).and_then(|b| (*b as char).to_digit(16));
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' if hex(i + 1).is_some() && hex(i + 2).is_some() => {
-                out.push((hex(i + 1).unwrap_or(0) * 16 + hex(i + 2).unwrap_or(0)) as u8);
+        match (b, hex(i + 1), hex(i + 2)) {
+            (b'+', ..) if plus_is_space => out.push(b' '),
+            (b'%', Some(high), Some(low)) => {
+                out.push((high * 16 + low) as u8);
                 i += 2;
             }
-            b => out.push(b),
+            (b, ..) => out.push(b),
         }
         i += 1;
     }
     String::from_utf8_lossy(&out).into_owned()
+}
+
+fn decode_component(text: &str) -> String {
+    decode(text, true)
+}
+
+/// A URL's `%XX` escapes decoded (a user name and password in it, say).
+pub fn percent_decode(text: &str) -> String {
+    decode(text, false)
 }
 
 /// Reads a query string or form body (with or without the leading `?`) into decoded pairs, in
@@ -138,6 +154,7 @@ pub fn form_decode(text: &str) -> Vec<(String, String)> {
 }
 
 #[cfg(test)]
+#[allow(clippy::indexing_slicing, clippy::string_slice)]
 mod tests {
     use super::*;
 

@@ -72,12 +72,38 @@ impl FromIterator<(String, String)> for Headers {
     }
 }
 
+/// Whether a request may follow the server's redirects.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Redirects {
+    /// Followed; the final address is the response's `final_url`, for the timeline to show.
+    #[default]
+    Follow,
+    /// Never followed: the request carries a secret (a key, a token, the user's headers) that
+    /// must not reach whatever the server redirects to. A redirect is then an error
+    /// ([`NetworkError::redirect_refused`]); a browser does not even say where it pointed.
+    Refuse,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct HttpRequest {
     pub method: Method,
     pub url: String,
     pub headers: Headers,
     pub body: Option<String>,
+    pub redirects: Redirects,
+}
+
+impl HttpRequest {
+    /// A GET with no headers, following redirects (a document anyone may read).
+    pub fn get(url: impl Into<String>) -> Self {
+        HttpRequest {
+            method: Method::Get,
+            url: url.into(),
+            headers: Headers::new(),
+            body: None,
+            redirects: Redirects::Follow,
+        }
+    }
 }
 
 /// The body arrives as a stream of byte chunks, split wherever the network split it.
@@ -87,6 +113,14 @@ pub struct HttpResponse {
     pub status: u16,
     pub headers: Headers,
     pub body: Body,
+    /// Where the answer came from, when a redirect was followed to another URL.
+    pub final_url: Option<String>,
+}
+
+impl HttpResponse {
+    pub fn new(status: u16, headers: Headers, body: Body) -> Self {
+        HttpResponse { status, headers, body, final_url: None }
+    }
 }
 
 impl fmt::Debug for HttpResponse {
@@ -101,11 +135,23 @@ impl fmt::Debug for HttpResponse {
 #[error("{message}")]
 pub struct NetworkError {
     pub message: String,
+    /// The server answered with a redirect that this request may not follow ([`Redirects::Refuse`]).
+    pub redirect_refused: bool,
 }
 
 impl NetworkError {
     pub fn new(message: impl Into<String>) -> Self {
-        Self { message: message.into() }
+        Self { message: message.into(), redirect_refused: false }
+    }
+
+    /// A redirect a request that carries a secret did not follow.
+    pub fn redirect_refused() -> Self {
+        Self {
+            message: "the server answered with a redirect, which a request carrying a key, a token or your headers \
+                      never follows (they would go to wherever it points)"
+                .into(),
+            redirect_refused: true,
+        }
     }
 }
 
@@ -119,8 +165,7 @@ pub trait Platform {
     /// answers and fails when nothing does; elsewhere any HTTP answer counts. Tells "server
     /// down" from "CORS" after a failure.
     async fn answers(&self, url: &str) -> Option<bool> {
-        let probe = HttpRequest { method: Method::Get, url: url.to_owned(), headers: Headers::new(), body: None };
-        Some(self.send(probe).await.is_ok())
+        Some(self.send(HttpRequest::get(url)).await.is_ok())
     }
     /// Milliseconds since the Unix epoch, with sub-millisecond precision where available.
     fn now_ms(&self) -> f64;
@@ -161,14 +206,4 @@ impl<P: Platform> Platform for std::rc::Rc<P> {
     async fn sign_es256(&self, pkcs8_der: &[u8], message: &[u8]) -> Result<Vec<u8>, String> {
         (**self).sign_es256(pkcs8_der, message).await
     }
-}
-
-/// Reads a whole body into a string (lossy UTF-8), for JSON answers and error bodies.
-pub async fn read_text(mut body: Body) -> Result<String, NetworkError> {
-    use futures::StreamExt;
-    let mut bytes = Vec::new();
-    while let Some(chunk) = body.next().await {
-        bytes.extend_from_slice(&chunk?);
-    }
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }

@@ -4,10 +4,15 @@
 //! or to replay against live servers and compare, turn by turn. The format is documented in
 //! docs/session.md; `SESSION_VERSION` goes up with any change a reader must know about.
 
+// Text from outside the page is read here: no slicing by byte index, no indexing that can
+// panic (a panic aborts the wasm and kills the page; docs/security.md).
+#![deny(clippy::string_slice, clippy::indexing_slicing)]
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::engine::layer::Failure;
+use crate::engine::limits::{Limit, LimitExceeded, Limits, check_json_depth};
 use crate::engine::settings::UserSettings;
 use crate::engine::trace::{RouteTarget, TraceEvent, TraceKind, Tracer};
 use crate::protocol::claude::Message;
@@ -91,6 +96,9 @@ pub enum ToolOutcome {
     Unfinished,
 }
 
+/// How much deeper than a server's JSON a session file nests it.
+const SESSION_NESTING: usize = 16;
+
 impl Session {
     /// The file's text. Every secret the page knows (the key, header values, tokens) is masked
     /// once more over the whole text: one the user typed into a message by mistake included.
@@ -98,8 +106,14 @@ impl Session {
         tracer.mask(&serde_json::to_string_pretty(self).unwrap_or_default())
     }
 
-    /// Reads a session file, saying what is wrong with one that is not.
-    pub fn from_json(text: &str) -> Result<Session, String> {
+    /// Reads a session file, saying what is wrong with one that is not. A stranger may have
+    /// written it: its size and nesting are checked first (a session holds the servers' JSON
+    /// about a dozen levels down, so it may nest that much deeper than `Limits::json_depth`).
+    pub fn from_json(text: &str, limits: &Limits) -> Result<Session, String> {
+        if text.len() > limits.file_bytes {
+            return Err(LimitExceeded::new(Limit::File, limits.file_bytes).to_string());
+        }
+        check_json_depth(text, limits.json_depth + SESSION_NESTING).map_err(|e| e.to_string())?;
         let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
         let version = value.get("loopscope_session").and_then(Value::as_u64);
         match version {
@@ -200,6 +214,7 @@ pub fn compare(before: &[TurnSummary], after: &[TurnSummary]) -> Vec<TurnDiff> {
 }
 
 #[cfg(test)]
+#[allow(clippy::indexing_slicing, clippy::string_slice)]
 mod tests {
     use super::*;
     use crate::engine::trace::AggregatedTool;
@@ -249,9 +264,13 @@ mod tests {
 
     #[test]
     fn only_a_session_this_page_can_read_is_read() {
-        assert!(Session::from_json("{").unwrap_err().starts_with("not JSON"));
-        assert!(Session::from_json("{}").unwrap_err().contains("not a Loopscope session"));
-        assert!(Session::from_json(r#"{"loopscope_session": 99}"#).unwrap_err().contains("newer Loopscope"));
-        assert!(Session::from_json(r#"{"loopscope_session": 1}"#).unwrap_err().contains("damaged"));
+        assert!(Session::from_json("{", &Limits::default()).unwrap_err().starts_with("not JSON"));
+        assert!(Session::from_json("{}", &Limits::default()).unwrap_err().contains("not a Loopscope session"));
+        assert!(
+            Session::from_json(r#"{"loopscope_session": 99}"#, &Limits::default())
+                .unwrap_err()
+                .contains("newer Loopscope")
+        );
+        assert!(Session::from_json(r#"{"loopscope_session": 1}"#, &Limits::default()).unwrap_err().contains("damaged"));
     }
 }

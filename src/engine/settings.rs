@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use super::claude::{ClaudeSettings, DEFAULT_BASE_URL, DEFAULT_MODEL, ToolChoiceMode};
 use super::demo::DEMO_BASE_URL;
+use super::limits::Limits;
+use super::url_policy::{self, Trust};
 
 /// The bounds the settings form offers, and the engine enforces.
 pub const MAX_TOKENS_RANGE: (u32, u32) = (1, 64_000);
@@ -26,6 +28,8 @@ pub struct UserSettings {
     pub ask_before_tools: bool,
     pub max_iterations: u32,
     pub remember_key: bool,
+    /// What a stranger may make the page read or do (`engine::limits`).
+    pub limits: Limits,
 }
 
 impl Default for UserSettings {
@@ -41,6 +45,7 @@ impl Default for UserSettings {
             ask_before_tools: false,
             max_iterations: 10,
             remember_key: false,
+            limits: Limits::default(),
         }
     }
 }
@@ -61,13 +66,17 @@ impl UserSettings {
                 "Add your Claude API key in Settings, or switch on the demo model to try the loop without one.".into(),
             );
         }
-        let url = self.base_url.trim();
-        let host_given = url.split_once("://").is_some_and(|(_, rest)| !rest.trim_matches('/').is_empty());
-        if !(url.starts_with("https://") || url.starts_with("http://")) || !host_given {
-            return Err(format!(
-                "The base URL \"{}\" must be an address starting with https:// (or http:// for a local server).",
-                self.base_url
-            ));
+        // The key goes wherever the base URL says: https, or plain http only on this machine
+        // (a local proxy), never in the clear across a network.
+        match url_policy::check(self.base_url.trim(), Trust::Stranger) {
+            Ok(_) => {}
+            Err(why) => {
+                return Err(format!(
+                    "The base URL \"{}\" cannot carry your key: {why}. Use https:// (or http:// for a server on this \
+                     machine).",
+                    self.base_url.trim()
+                ));
+            }
         }
         if self.model.trim().is_empty() {
             return Err("Choose a model in Settings.".into());
@@ -85,6 +94,7 @@ impl UserSettings {
             system: self.system.clone(),
             tool_choice: self.tool_choice,
             parallel_tool_use: self.parallel_tool_use,
+            limits: self.limits,
             ..ClaudeSettings::default()
         }
     }
@@ -108,6 +118,12 @@ mod tests {
         assert!(bad.ready("sk-ant-x").unwrap_err().contains("https://"));
         let empty_host = UserSettings { base_url: "https://".into(), ..UserSettings::default() };
         assert!(empty_host.ready("sk-ant-x").is_err());
+        let cleartext = UserSettings { base_url: "http://proxy.example.com".into(), ..UserSettings::default() };
+        assert!(cleartext.ready("sk-ant-x").unwrap_err().contains("only for this machine"));
+        let local = UserSettings { base_url: "http://127.0.0.1:8787".into(), ..UserSettings::default() };
+        assert_eq!(local.ready("sk-ant-x"), Ok(()));
+        let sneaky = UserSettings { base_url: "https://user:pw@api.example.com".into(), ..UserSettings::default() };
+        assert!(sneaky.ready("sk-ant-x").is_err());
         let no_model = UserSettings { model: "  ".into(), ..UserSettings::default() };
         assert!(no_model.ready("sk-ant-x").unwrap_err().contains("model"));
         let demo = UserSettings { demo: true, base_url: String::new(), ..UserSettings::default() };

@@ -6,6 +6,15 @@
 //! LF, CR or CRLF line ends, `data:` lines joined with `\n`, comment lines, `id:` kept as the
 //! last event id even across events, `retry:` as the reconnection delay, and events with empty
 //! data (MCP "priming" events) not dispatched.
+//!
+//! A stranger decides how long a line is: the parser holds at most `max_bytes` of one line and of
+//! one event's data, and refuses the stream at the byte that would pass it (`limits::Limits`).
+
+// Text from outside the page is read here: no slicing by byte index, no indexing that can
+// panic (a panic aborts the wasm and kills the page; docs/security.md).
+#![deny(clippy::string_slice, clippy::indexing_slicing)]
+
+use crate::engine::limits::{Limit, LimitExceeded};
 
 /// One dispatched event.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,8 +33,10 @@ impl SseEvent {
     }
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct SseParser {
+    /// The most one line, or one event's data, may hold.
+    max_bytes: usize,
     line: Vec<u8>,
     /// The previous chunk ended in CR: a LF at the start of the next one belongs to it.
     after_cr: bool,
@@ -37,9 +48,26 @@ pub struct SseParser {
     retry_ms: Option<u64>,
 }
 
+impl Default for SseParser {
+    fn default() -> Self {
+        Self::new(crate::engine::limits::Limits::default().sse_event_bytes)
+    }
+}
+
 impl SseParser {
-    pub fn new() -> Self {
-        Self::default()
+    /// A parser that holds at most `max_bytes` of one line and of one event's data.
+    pub fn new(max_bytes: usize) -> Self {
+        SseParser {
+            max_bytes,
+            line: Vec::new(),
+            after_cr: false,
+            started: false,
+            data: String::new(),
+            has_data: false,
+            event: None,
+            last_id: None,
+            retry_ms: None,
+        }
     }
 
     /// The last `id:` seen (what to send as `Last-Event-ID` when resuming).
@@ -52,8 +80,19 @@ impl SseParser {
         self.retry_ms
     }
 
-    /// Feeds one chunk and returns the events it completed, in order.
-    pub fn feed(&mut self, chunk: &[u8]) -> Vec<SseEvent> {
+    /// Feeds one chunk and returns the events it completed, in order; an error when a line or
+    /// an event's data would pass the limit (the parser is then reset: nothing is kept).
+    pub fn feed(&mut self, chunk: &[u8]) -> Result<Vec<SseEvent>, LimitExceeded> {
+        let result = self.feed_inner(chunk);
+        if result.is_err() {
+            self.finish();
+            self.line = Vec::new();
+            self.data = String::new();
+        }
+        result
+    }
+
+    fn feed_inner(&mut self, chunk: &[u8]) -> Result<Vec<SseEvent>, LimitExceeded> {
         let mut out = Vec::new();
         let mut bytes = chunk;
         if self.after_cr {
@@ -65,26 +104,32 @@ impl SseParser {
         let mut start = 0;
         let mut i = 0;
         while i < bytes.len() {
-            match bytes[i] {
-                b'\n' | b'\r' => {
-                    self.line.extend_from_slice(&bytes[start..i]);
-                    let line = std::mem::take(&mut self.line);
-                    self.take_line(&line, &mut out);
-                    if bytes[i] == b'\r' {
-                        if i + 1 == bytes.len() {
-                            self.after_cr = true;
-                        } else if bytes[i + 1] == b'\n' {
-                            i += 1;
-                        }
+            let byte = bytes.get(i).copied().unwrap_or_default();
+            if byte == b'\n' || byte == b'\r' {
+                self.extend_line(bytes.get(start..i).unwrap_or_default())?;
+                let line = std::mem::take(&mut self.line);
+                self.take_line(&line, &mut out)?;
+                if byte == b'\r' {
+                    match bytes.get(i + 1) {
+                        None => self.after_cr = true,
+                        Some(b'\n') => i += 1,
+                        Some(_) => {}
                     }
-                    start = i + 1;
                 }
-                _ => {}
+                start = i + 1;
             }
             i += 1;
         }
-        self.line.extend_from_slice(&bytes[start..]);
-        out
+        self.extend_line(bytes.get(start..).unwrap_or_default())?;
+        Ok(out)
+    }
+
+    fn extend_line(&mut self, more: &[u8]) -> Result<(), LimitExceeded> {
+        if self.line.len().saturating_add(more.len()) > self.max_bytes {
+            return Err(LimitExceeded::new(Limit::SseLine, self.max_bytes));
+        }
+        self.line.extend_from_slice(more);
+        Ok(())
     }
 
     /// The stream ended: a half-received event is discarded, as the spec says.
@@ -95,7 +140,7 @@ impl SseParser {
         self.event = None;
     }
 
-    fn take_line(&mut self, raw: &[u8], out: &mut Vec<SseEvent>) {
+    fn take_line(&mut self, raw: &[u8], out: &mut Vec<SseEvent>) -> Result<(), LimitExceeded> {
         let mut line = String::from_utf8_lossy(raw);
         if !self.started {
             self.started = true;
@@ -105,20 +150,20 @@ impl SseParser {
         }
         if line.is_empty() {
             self.dispatch(out);
-            return;
+            return Ok(());
         }
         if line.starts_with(':') {
-            return; // a comment (often a keep-alive)
+            return Ok(()); // a comment (often a keep-alive)
         }
-        let (field, value) = match line.find(':') {
-            Some(at) => {
-                let value = &line[at + 1..];
-                (&line[..at], value.strip_prefix(' ').unwrap_or(value))
-            }
-            None => (&line[..], ""),
+        let (field, value) = match line.split_once(':') {
+            Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
+            None => (&*line, ""),
         };
         match field {
             "data" => {
+                if self.data.len().saturating_add(value.len()).saturating_add(1) > self.max_bytes {
+                    return Err(LimitExceeded::new(Limit::SseEvent, self.max_bytes));
+                }
                 if self.has_data {
                     self.data.push('\n');
                 }
@@ -137,6 +182,7 @@ impl SseParser {
             }
             _ => {}
         }
+        Ok(())
     }
 
     fn dispatch(&mut self, out: &mut Vec<SseEvent>) {
@@ -154,14 +200,15 @@ impl SseParser {
 }
 
 #[cfg(test)]
+#[allow(clippy::indexing_slicing, clippy::string_slice)]
 mod tests {
     use super::*;
 
     fn parse_in_chunks(input: &[u8], size: usize) -> (Vec<SseEvent>, SseParser) {
-        let mut p = SseParser::new();
+        let mut p = SseParser::default();
         let mut out = Vec::new();
         for chunk in input.chunks(size) {
-            out.extend(p.feed(chunk));
+            out.extend(p.feed(chunk).unwrap());
         }
         (out, p)
     }
@@ -194,24 +241,37 @@ mod tests {
 
     #[test]
     fn priming_event_sets_the_resume_id_without_dispatching() {
-        let mut p = SseParser::new();
-        assert!(p.feed(b"id: evt-7\ndata: \n\n").is_empty());
+        let mut p = SseParser::default();
+        assert!(p.feed(b"id: evt-7\ndata: \n\n").unwrap().is_empty());
         assert_eq!(p.last_event_id(), Some("evt-7"));
     }
 
     #[test]
     fn unfinished_event_is_discarded_at_end_of_stream() {
-        let mut p = SseParser::new();
-        assert!(p.feed(b"data: half").is_empty());
+        let mut p = SseParser::default();
+        assert!(p.feed(b"data: half").unwrap().is_empty());
         p.finish();
-        assert!(p.feed(b"\n\n").is_empty());
+        assert!(p.feed(b"\n\n").unwrap().is_empty());
     }
 
     #[test]
     fn field_without_colon_and_unknown_fields() {
-        let mut p = SseParser::new();
-        let ev = p.feed(b"data\nfoo: bar\ndata: b\n\n");
+        let mut p = SseParser::default();
+        let ev = p.feed(b"data\nfoo: bar\ndata: b\n\n").unwrap();
         assert_eq!(ev[0].data, "\nb");
         assert_eq!(ev[0].kind(), "message");
+    }
+
+    #[test]
+    fn a_line_or_an_event_past_the_limit_is_refused_while_it_arrives() {
+        let mut p = SseParser::new(16);
+        // One endless line: refused at the chunk that crosses 16 bytes, never held whole.
+        assert!(p.feed(b"data: 0123456").unwrap().is_empty());
+        assert_eq!(p.feed(b"789abcdef"), Err(LimitExceeded::new(Limit::SseLine, 16)));
+        // Many short data lines adding up to one big event.
+        let mut p = SseParser::new(16);
+        assert_eq!(p.feed(b"data: 0123456789\ndata: abcdefgh\n"), Err(LimitExceeded::new(Limit::SseEvent, 16)));
+        // Under the limit all is well, and the parser starts clean after a refusal.
+        assert_eq!(p.feed(b"data: ok\n\n").unwrap().len(), 1);
     }
 }

@@ -2,6 +2,10 @@
 //! template names (for the form), and the expansion of a template with the user's values.
 //! Strings, lists and associative arrays expand as the RFC says, with its own examples as tests.
 
+// Text from outside the page is read here: no slicing by byte index, no indexing that can
+// panic (a panic aborts the wasm and kills the page; docs/security.md).
+#![deny(clippy::string_slice, clippy::indexing_slicing)]
+
 use crate::engine::encoding::percent_encode;
 use serde_json::{Map, Value};
 
@@ -48,9 +52,9 @@ fn varspec(spec: &str) -> VarSpec<'_> {
 
 /// The operator and the variable list of an expression's body (between the braces).
 fn expression(body: &str) -> (Option<char>, Vec<VarSpec<'_>>) {
-    let first = body.chars().next();
-    let (op, rest) = match first {
-        Some(c @ ('+' | '#' | '.' | '/' | ';' | '?' | '&')) => (Some(c), &body[1..]),
+    let mut chars = body.chars();
+    let (op, rest) = match chars.next() {
+        Some(c @ ('+' | '#' | '.' | '/' | ';' | '?' | '&')) => (Some(c), chars.as_str()),
         _ => (None, body),
     };
     (op, rest.split(',').filter(|s| !s.is_empty()).map(varspec).collect())
@@ -100,7 +104,13 @@ fn expand_var(o: &Op, v: &VarSpec<'_>, value: &Value) -> Option<String> {
         return Some(named(joined, false));
     }
     let parts: Vec<String> = if pairs {
-        items.chunks(2).map(|kv| format!("{}={}", enc(&kv[0]), enc(&kv[1]))).collect()
+        items
+            .chunks_exact(2)
+            .filter_map(|kv| match kv {
+                [k, v] => Some(format!("{}={}", enc(k), enc(v))),
+                _ => None,
+            })
+            .collect()
     } else if o.named {
         items
             .iter()
@@ -117,13 +127,14 @@ fn expand_var(o: &Op, v: &VarSpec<'_>, value: &Value) -> Option<String> {
 pub fn expand(template: &str, values: &Map<String, Value>) -> String {
     let mut out = String::new();
     let mut rest = template;
-    while let Some(start) = rest.find('{') {
-        out.push_str(&rest[..start]);
-        let Some(len) = rest[start..].find('}') else {
-            out.push_str(&rest[start..]);
+    while let Some((literal, after)) = rest.split_once('{') {
+        out.push_str(literal);
+        let Some((body, next)) = after.split_once('}') else {
+            out.push('{');
+            out.push_str(after);
             return out;
         };
-        let (c, vars) = expression(&rest[start + 1..start + len]);
+        let (c, vars) = expression(body);
         let o = op(c);
         let parts: Vec<String> =
             vars.iter().filter_map(|v| values.get(v.name).and_then(|value| expand_var(&o, v, value))).collect();
@@ -131,7 +142,7 @@ pub fn expand(template: &str, values: &Map<String, Value>) -> String {
             out.push_str(o.first);
             out.push_str(&parts.join(o.sep));
         }
-        rest = &rest[start + len + 1..];
+        rest = next;
     }
     out.push_str(rest);
     out
@@ -151,6 +162,7 @@ pub fn variables(template: &str) -> Vec<String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::indexing_slicing, clippy::string_slice)]
 mod tests {
     use super::*;
     use serde_json::json;

@@ -1,5 +1,9 @@
 //! JSON-RPC 2.0 (https://www.jsonrpc.org/specification), the envelope MCP travels in.
 
+// Text from outside the page is read here: no slicing by byte index, no indexing that can
+// panic (a panic aborts the wasm and kills the page; docs/security.md).
+#![deny(clippy::string_slice, clippy::indexing_slicing)]
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::fmt;
@@ -253,6 +257,7 @@ impl<'de> Deserialize<'de> for Message {
 }
 
 #[cfg(test)]
+#[allow(clippy::indexing_slicing, clippy::string_slice)]
 mod tests {
     use super::*;
     use serde_json::json;

@@ -8,6 +8,10 @@
 //! `Deserialize`: every derived document type costs the page several KB (docs/size.md), and
 //! these are read once per sign-in.
 
+// Text from outside the page is read here: no slicing by byte index, no indexing that can
+// panic (a panic aborts the wasm and kills the page; docs/security.md).
+#![deny(clippy::string_slice, clippy::indexing_slicing)]
+
 use serde_json::{Value, json};
 
 fn text(v: &Value, key: &str) -> Option<String> {
@@ -175,6 +179,7 @@ pub mod grant {
 }
 
 #[cfg(test)]
+#[allow(clippy::indexing_slicing, clippy::string_slice)]
 mod tests {
     use super::*;
 

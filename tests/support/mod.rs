@@ -3,7 +3,7 @@
 #![allow(dead_code)] // each test binary uses a different part
 
 use futures::StreamExt;
-use loopscope::engine::platform::{HttpRequest, HttpResponse, Method, NetworkError, Platform};
+use loopscope::engine::platform::{HttpRequest, HttpResponse, Method, NetworkError, Platform, Redirects};
 use loopscope::engine::trace::{TraceEvent, Tracer};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -11,6 +11,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 pub struct Native {
     client: reqwest::Client,
+    /// For requests that must not follow redirects (`Redirects::Refuse`).
+    no_redirects: reqwest::Client,
     origin: Instant,
     epoch_ms: f64,
     seed: Cell<u64>,
@@ -21,7 +23,9 @@ impl Native {
         let epoch_ms = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs_f64() * 1000.0;
         // No proxy from the environment: tests only ever talk to 127.0.0.1 directly.
         let client = reqwest::Client::builder().no_proxy().build().unwrap();
-        Rc::new(Self { client, origin: Instant::now(), epoch_ms, seed: Cell::new(0x9E37_79B9_7F4A_7C15) })
+        let no_redirects =
+            reqwest::Client::builder().no_proxy().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+        Rc::new(Self { client, no_redirects, origin: Instant::now(), epoch_ms, seed: Cell::new(0x9E37_79B9_7F4A_7C15) })
     }
 }
 
@@ -32,7 +36,9 @@ impl Platform for Native {
             Method::Post => reqwest::Method::POST,
             Method::Delete => reqwest::Method::DELETE,
         };
-        let mut builder = self.client.request(method, &req.url);
+        let refuse = req.redirects == Redirects::Refuse;
+        let client = if refuse { &self.no_redirects } else { &self.client };
+        let mut builder = client.request(method, &req.url);
         for (name, value) in req.headers.iter() {
             builder = builder.header(name, value);
         }
@@ -40,12 +46,17 @@ impl Platform for Native {
             builder = builder.body(body);
         }
         let resp = builder.send().await.map_err(|e| NetworkError::new(format!("{e:#}")))?;
+        if refuse && resp.status().is_redirection() {
+            // As a browser's `redirect: "manual"`: the redirect is not followed.
+            return Err(NetworkError::redirect_refused());
+        }
+        let final_url = Some(resp.url().to_string()).filter(|u| *u != req.url);
         let status = resp.status().as_u16();
         let headers =
             resp.headers().iter().map(|(n, v)| (n.to_string(), v.to_str().unwrap_or_default().to_owned())).collect();
         let body =
             resp.bytes_stream().map(|chunk| chunk.map(|b| b.to_vec()).map_err(|e| NetworkError::new(format!("{e:#}"))));
-        Ok(HttpResponse { status, headers, body: Box::pin(body) })
+        Ok(HttpResponse { status, headers, body: Box::pin(body), final_url })
     }
 
     fn now_ms(&self) -> f64 {

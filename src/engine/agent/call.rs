@@ -46,10 +46,14 @@ impl<P: Platform> Agent<P> {
         turn: &Turn<'_, P>,
         emit: &Emit,
     ) -> (ToolResult, Option<Failure>) {
-        if let (Some(approve), false) = (&turn.approve, matches!(target, RouteTarget::Refused { .. }))
-            && !approve(tool_use, &target).await
-        {
-            target = RouteTarget::Refused { reason: "The user denied this tool call.".into() };
+        if let Some(why) = turn.consent.ask_why(&target) {
+            let approved = match &turn.approve {
+                Some(ask) => ask(tool_use, &target, &why).await,
+                None => false,
+            };
+            if !approved {
+                target = RouteTarget::Refused { reason: "The user denied this tool call.".into() };
+            }
         }
         let id = tool_use.id.clone();
         self.tracer.emit(

@@ -3,6 +3,7 @@
 pub mod calc;
 mod call;
 pub mod catalog;
+pub mod consent;
 pub mod content;
 mod cost;
 mod events;
@@ -14,6 +15,7 @@ mod run;
 pub mod sampling;
 
 pub use catalog::{Catalog, Origin};
+pub use consent::{AskWhy, Consent, Driver};
 pub use events::{AgentEvent, TurnEnd, TurnOutcome};
 pub use pause::{Breakpoint, Pauser, Resume, Stop, check_edit};
 pub use run::{Agent, Approver, Emit, ServerHandle, Turn, approval};

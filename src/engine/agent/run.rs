@@ -10,6 +10,7 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use super::catalog::{Catalog, ServerTools};
+use super::consent::Consent;
 use super::events::{AgentEvent, TurnEnd, TurnOutcome};
 use super::history;
 use super::local::{LocalTool, builtin};
@@ -24,8 +25,8 @@ use crate::engine::trace::{AggregatedTool, Peer, RouteTarget, TraceKind, Tracer}
 use crate::protocol::claude::{CreateMessage, Message, Role, ToolResult, ToolUse};
 
 pub type Emit = Rc<dyn Fn(AgentEvent)>;
-/// Asks the user whether a call may run (C-31); `false` denies it.
-pub type Approver = Rc<dyn Fn(&ToolUse, &RouteTarget) -> LocalBoxFuture<'static, bool>>;
+/// Asks the user whether a call may run (C-31), saying why it asks; `false` denies it.
+pub type Approver = Rc<dyn Fn(&ToolUse, &RouteTarget, &super::consent::AskWhy) -> LocalBoxFuture<'static, bool>>;
 
 /// A connected server the loop may use.
 pub struct ServerHandle<P: Platform> {
@@ -41,7 +42,10 @@ pub struct Turn<'a, P: Platform> {
     pub servers: &'a [ServerHandle<P>],
     pub cancel: &'a CancelToken,
     pub max_iterations: u32,
+    /// How the user is asked about a call; without it, a call that needs asking is denied.
     pub approve: Option<Approver>,
+    /// Which calls need asking (`consent.rs`).
+    pub consent: Consent,
     /// Teaching switch: the first request that owes Claude tool_results is sent without them,
     /// so the API's 400 for that mistake can be seen. The history the turn returns keeps them.
     pub leave_out_results: bool,
@@ -66,6 +70,7 @@ impl<'a, P: Platform> Turn<'a, P> {
             cancel,
             max_iterations,
             approve: None,
+            consent: Consent::All,
             leave_out_results: false,
             faults: None,
             pause: None,

@@ -1,6 +1,10 @@
 //! `WWW-Authenticate` (RFC 9110 §11.6.1, RFC 6750 §3, RFC 9728 §5.1): what a 401 or 403 says
 //! about the authorization it wants — where the resource metadata is, which scopes, which error.
 
+// Text from outside the page is read here: no slicing by byte index, no indexing that can
+// panic (a panic aborts the wasm and kills the page; docs/security.md).
+#![deny(clippy::string_slice, clippy::indexing_slicing)]
+
 /// The `Bearer` challenge of a `WWW-Authenticate` header.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Challenge {
@@ -111,6 +115,7 @@ fn bearer_params(header: &str) -> Vec<(String, String)> {
 }
 
 #[cfg(test)]
+#[allow(clippy::indexing_slicing, clippy::string_slice)]
 mod tests {
     use super::*;
 

@@ -55,6 +55,7 @@ impl<P: Platform> Auth<P> {
                     url: looked.last().cloned().unwrap_or_default(),
                     reason: "it names no authorization server".into(),
                 })?;
+                self.checked(Step::ResourceMetadata, "authorization_servers", &issuer)?;
                 (p.resource.clone(), issuer)
             }
             None => {
@@ -66,7 +67,7 @@ impl<P: Platform> Auth<P> {
             }
         };
         match self.server_metadata(&issuer, &mut looked).await {
-            Search::Found(metadata) => Ok(Found {
+            Search::Found(metadata) => self.check_endpoints(&metadata).map(|()| Found {
                 resource,
                 resource_scopes: prm.and_then(|p| p.scopes_supported),
                 issuer,
@@ -96,7 +97,14 @@ impl<P: Platform> Auth<P> {
         challenge: &Challenge,
         looked: &mut Vec<String>,
     ) -> Search<ProtectedResourceMetadata> {
-        let mut candidates: Vec<String> = challenge.resource_metadata.iter().cloned().collect();
+        let mut candidates: Vec<String> = Vec::new();
+        if let Some(url) = &challenge.resource_metadata {
+            // A stranger's header: checked before anything is fetched from it.
+            match self.checked(Step::ResourceMetadata, "resource_metadata (WWW-Authenticate)", url) {
+                Ok(_) => candidates.push(url.clone()),
+                Err(e) => return Search::Failed(e),
+            }
+        }
         for url in resource_metadata_urls(&self.server_url) {
             if !candidates.contains(&url) {
                 candidates.push(url);

@@ -3,7 +3,9 @@
 
 use super::Step;
 use crate::engine::layer::{Failure, Layer};
+use crate::engine::limits::LimitExceeded;
 use crate::engine::mcp::Reach;
+use crate::engine::url_policy::UrlRefusal;
 use crate::protocol::oauth::OAuthErrorBody;
 
 fn describe(e: &OAuthErrorBody) -> String {
@@ -77,11 +79,27 @@ pub enum AuthError {
     /// The server keeps refusing scopes this client already holds.
     #[error("the server still refuses with scope \"{scopes}\", which the token was granted")]
     ScopeRefused { scopes: String },
+
+    /// A URL a document (or a header) gave failed the URL policy: nothing was opened or fetched.
+    #[error("{step}: its {field} \"{url}\" was refused: {why}")]
+    UrlRefused { step: Step, field: &'static str, url: String, why: UrlRefusal },
+
+    /// One step took longer than `Limits::auth_step_ms`.
+    #[error("{step} ({url}): no answer within {} s", after_ms / 1000)]
+    StepTimeout { step: Step, url: String, after_ms: u64 },
+
+    /// An answer passed a limit (`engine::limits`).
+    #[error("{step} ({url}): {limit}")]
+    Limit { step: Step, url: String, limit: LimitExceeded },
 }
 
 impl AuthError {
     pub fn layer(&self) -> Layer {
-        Layer::Auth
+        match self {
+            AuthError::StepTimeout { .. } => Layer::Timeout,
+            AuthError::Limit { limit, .. } => limit.limit.layer(),
+            _ => Layer::Auth,
+        }
     }
 
     /// What to check or do next.
@@ -157,6 +175,17 @@ impl AuthError {
                 the server does not trust this authorization server: the server's configuration."
                     .into()
             }
+            AuthError::UrlRefused { .. } => {
+                "Loopscope opens and fetches only https addresses (plain http only on this \
+                machine), never javascript:, data: or other schemes, and never addresses with a user name in them: a \
+                server or authorization server that names such an address is misconfigured, or attacking the page. \
+                Nothing was opened."
+                    .into()
+            }
+            AuthError::StepTimeout { .. } => "The authorization server did not answer in time: check that it is up, \
+                then press Sign in on the card. The time each step may take is under Settings → Limits."
+                .into(),
+            AuthError::Limit { limit, .. } => limit.hint(),
             AuthError::ScopeRefused { .. } => "Signing in again would not help: the server's rules and the scopes it \
                 asks for disagree. This is the server's to fix."
                 .into(),

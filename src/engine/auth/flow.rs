@@ -31,6 +31,23 @@ pub(super) struct State {
 /// Called with each new status.
 pub type StatusFn = Rc<dyn Fn(&AuthStatus)>;
 
+/// Dropped only when a flow is abandoned half-way (a finished one forgets it).
+struct Unfinished<'a, P: Platform>(&'a Auth<P>);
+
+impl<P: Platform> Drop for Unfinished<'_, P> {
+    fn drop(&mut self) {
+        let failure = crate::engine::layer::Failure {
+            layer: crate::engine::layer::Layer::Cancelled,
+            message: "The sign-in stopped before it finished: the request that needed it was cancelled, or the \
+                      server was disconnected."
+                .into(),
+            hint: Some("Press Sign in on the card to start again.".into()),
+        };
+        self.0.tracer.emit(self.0.peer(), TraceKind::Auth { step: AuthStep::Failed { failure: failure.clone() } });
+        self.0.set_status(AuthStatus::Failed(failure));
+    }
+}
+
 pub struct Auth<P: Platform> {
     pub(super) platform: Rc<P>,
     pub(super) tracer: Tracer,
@@ -248,10 +265,14 @@ impl<P: Platform> Auth<P> {
         self.authorize(&Challenge::default()).await
     }
 
-    /// The whole flow: discover, identify the client, get a token.
+    /// The whole flow: discover, identify the client, get a token. If whatever awaits it gives
+    /// up first (the connection is closed, the call cancelled), the card does not stay on
+    /// "working": the flow says it stopped, and why.
     async fn authorize(&self, challenge: &Challenge) -> Result<(), AuthError> {
         self.set_status(AuthStatus::Working);
+        let unfinished = Unfinished(self);
         let result = self.run(challenge).await;
+        std::mem::forget(unfinished);
         match result {
             Ok(tokens) => {
                 self.adopt(tokens);

@@ -2,12 +2,14 @@
 //! the step it belongs to; secrets in answers are registered before the body is traced.
 
 use futures::future::LocalBoxFuture;
+use futures::{FutureExt, pin_mut, select_biased};
 use serde_json::Value;
 
 use super::{Auth, AuthError};
 use crate::engine::encoding::form_component;
+use crate::engine::limits::{BodyError, check_json_depth, read_text};
 use crate::engine::mcp::Reach;
-use crate::engine::platform::{Headers, HttpRequest, Method, Platform, read_text};
+use crate::engine::platform::{Headers, HttpRequest, Method, Platform, Redirects};
 use crate::engine::trace::{RequestBody, TraceKind};
 use crate::protocol::oauth::{OAuthErrorBody, SECRET_FIELDS};
 
@@ -60,8 +62,10 @@ impl<P: Platform> Auth<P> {
         }
     }
 
-    /// One request of the flow, traced. Boxed: every step awaits it, and one copy of its code
-    /// serves them all (inlined, it was copied into each; docs/size.md).
+    /// One request of the flow, traced, within the step's time (`Limits::auth_step_ms`): a step
+    /// that hangs fails with its own name, and the card does not wait forever. Boxed: every step
+    /// awaits it, and one copy of its code serves them all (inlined, it was copied into each;
+    /// docs/size.md).
     pub(super) fn fetch<'a>(
         &'a self,
         step: Step,
@@ -70,10 +74,24 @@ impl<P: Platform> Auth<P> {
         headers: Headers,
         body: Option<String>,
     ) -> LocalBoxFuture<'a, Result<Answer, AuthError>> {
-        Box::pin(self.fetch_now(step, method, url, headers, body))
+        Box::pin(async move {
+            // The last line of defence: every address is checked here too, whatever gave it.
+            self.checked(step, "address", url)?;
+            let after_ms = self.settings.limits.auth_step_ms;
+            let work = self.exchange(step, method, url, headers, body).fuse();
+            let timer = self.platform.sleep(after_ms).fuse();
+            pin_mut!(work, timer);
+            select_biased! {
+                r = work => r,
+                _ = timer => {
+                    self.note(format!("{step}: no answer from {url} within {} s; stopped", after_ms / 1000));
+                    Err(AuthError::StepTimeout { step, url: url.to_owned(), after_ms })
+                }
+            }
+        })
     }
 
-    async fn fetch_now(
+    async fn exchange(
         &self,
         step: Step,
         method: Method,
@@ -95,12 +113,24 @@ impl<P: Platform> Auth<P> {
             },
         );
         let started = self.platform.now_ms();
-        let request = HttpRequest { method, url: url.to_owned(), headers, body };
+        // A GET of a public document may follow a redirect (the final address is checked and
+        // shown); a POST carries codes, verifiers or secrets and never does.
+        let redirects = if method == Method::Get { Redirects::Follow } else { Redirects::Refuse };
+        let request = HttpRequest { method, url: url.to_owned(), headers, body, redirects };
         let response = match self.platform.send(request).await {
             Ok(r) => r,
             Err(e) => {
                 let elapsed_ms = self.platform.now_ms() - started;
+                let refused = e.redirect_refused;
                 self.tracer.emit(peer, TraceKind::HttpFailed { exchange, error: e.message, elapsed_ms });
+                if refused {
+                    return Err(AuthError::Malformed {
+                        step,
+                        url: url.to_owned(),
+                        reason: "it answered with a redirect, which a request carrying codes or secrets never follows"
+                            .into(),
+                    });
+                }
                 let reach = match self.platform.answers(url).await {
                     Some(true) => Reach::Answers,
                     Some(false) => Reach::Nothing,
@@ -111,12 +141,23 @@ impl<P: Platform> Auth<P> {
         };
         let status = response.status;
         let elapsed_ms = self.platform.now_ms() - started;
+        if let Some(to) = &response.final_url {
+            self.tracer.emit(peer.clone(), TraceKind::Redirected { exchange, to: to.clone() });
+            self.checked(step, "redirect", to)?;
+        }
         self.tracer
             .emit(peer.clone(), TraceKind::HttpResponse { exchange, status, headers: response.headers, elapsed_ms });
-        let text = read_text(response.body).await.map_err(|e| AuthError::Malformed {
+        let limits = self.settings.limits;
+        let text = read_text(response.body, limits.body_bytes).await.map_err(|e| match e {
+            BodyError::TooBig(limit) => AuthError::Limit { step, url: url.to_owned(), limit },
+            BodyError::Network(e) => {
+                AuthError::Malformed { step, url: url.to_owned(), reason: format!("the answer broke off: {e}") }
+            }
+        })?;
+        check_json_depth(&text, limits.json_depth).map_err(|limit| AuthError::Limit {
             step,
             url: url.to_owned(),
-            reason: format!("the answer broke off: {e}"),
+            limit,
         })?;
         let json = serde_json::from_str::<Value>(&text).ok();
         for key in SECRET_FIELDS {

@@ -16,6 +16,7 @@ mod error;
 mod flow;
 mod http;
 mod pkce;
+mod policy;
 mod register;
 mod steps;
 mod token;
@@ -25,6 +26,7 @@ pub use challenge::{Challenge, split_scopes};
 pub use error::AuthError;
 pub use flow::{Answer, Auth};
 pub use http::Step;
+pub use policy::SignInPage;
 pub use steps::expiry_words;
 
 use futures::future::LocalBoxFuture;
@@ -43,6 +45,8 @@ pub struct ClientSettings {
     pub metadata_document: Option<String>,
     /// A client the user registered with the authorization server themselves.
     pub preregistered: Option<Preregistered>,
+    /// How long each step may take, and how much an answer may hold (`engine::limits`).
+    pub limits: crate::engine::limits::Limits,
 }
 
 impl ClientSettings {
@@ -69,9 +73,10 @@ pub struct Preregistered {
 
 /// Shows the authorization server's sign-in page to the user.
 pub trait UserAgent {
-    /// Opens `url` and resolves with the URL the browser was sent back to (or its query), or
-    /// with why there is none (the user closed the window).
-    fn sign_in(&self, url: &str) -> LocalBoxFuture<'static, Result<String, String>>;
+    /// Shows the page (a page's agent only once the user asks for it: the card names its host
+    /// first) and resolves with the URL the browser was sent back to (or its query), or with
+    /// why there is none (the user closed the window). The page passed the URL policy.
+    fn sign_in(&self, page: &SignInPage) -> LocalBoxFuture<'static, Result<String, String>>;
 }
 
 /// How this client is known to one authorization server.
@@ -141,9 +146,10 @@ pub enum AuthStatus {
     None,
     /// Discovering, registering or exchanging tokens.
     Working,
-    /// The sign-in page is open: the user's turn.
+    /// The sign-in page is ready: the user's turn. The card names its host (and warns when it
+    /// is not the authorization server the MCP server named) before the window opens.
     WaitingForUser {
-        url: String,
+        page: SignInPage,
     },
     SignedIn {
         issuer: String,

@@ -52,11 +52,14 @@ impl<P: Platform> Auth<P> {
             // OpenID Connect grants offline_access only with an explicit consent prompt (Core §11).
             query.push(("prompt", "consent"));
         }
-        let url = with_query(&endpoint, &form_encode(query));
+        let page = self.sign_in_page(&with_query(&endpoint, &form_encode(query)), found)?;
         let scope = (!scope.is_empty()).then_some(scope);
-        self.tracer.emit(self.peer(), TraceKind::Auth { step: AuthStep::SignIn { url: url.clone(), scope } });
-        self.set_status(super::AuthStatus::WaitingForUser { url: url.clone() });
-        let back = self.agent.sign_in(&url).await.map_err(AuthError::UserAgent)?;
+        self.tracer.emit(self.peer(), TraceKind::Auth { step: AuthStep::SignIn { url: page.url.href(), scope } });
+        if let Some(warning) = page.warning() {
+            self.note(warning);
+        }
+        self.set_status(super::AuthStatus::WaitingForUser { page: page.clone() });
+        let back = self.agent.sign_in(&page).await.map_err(AuthError::UserAgent)?;
         let code = self.accept_redirect(&back, found, &pkce.state)?;
         self.set_status(super::AuthStatus::Working);
         let params = vec![
@@ -78,7 +81,11 @@ impl<P: Platform> Auth<P> {
     }
 
     /// Checks the redirect back: `state` (CSRF), then `iss` (mix-up, RFC 9207 §2.4, compared
-    /// as strings, before anything in it is acted on), then an error, then the code.
+    /// as strings, before anything in it is acted on), then an error, then the code. An absent
+    /// `iss` is refused when the metadata promised it; the 2026-07-28 revision (SEP-2468, the
+    /// suite's `auth/iss-not-advertised`) requires a client to go on when it was not promised,
+    /// so there the defence is the `state`, which only the flow sent to this authorization
+    /// server holds (docs/security.md, "Mix-up").
     fn accept_redirect(&self, back: &str, found: &Found, state: &str) -> Result<String, AuthError> {
         let params = form_decode(query_of(back));
         let get = |name: &str| params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
@@ -93,7 +100,7 @@ impl<P: Platform> Auth<P> {
         if get("state") != Some(state) {
             return Err(refused(AuthError::StateMismatch));
         }
-        let promised = found.metadata.authorization_response_iss_parameter_supported;
+        let required = found.metadata.authorization_response_iss_parameter_supported;
         match get("iss") {
             Some(iss) if iss != found.issuer => {
                 return Err(refused(AuthError::IssuerResponse {
@@ -101,7 +108,7 @@ impl<P: Platform> Auth<P> {
                     found: Some(iss.to_owned()),
                 }));
             }
-            None if promised => {
+            None if required => {
                 return Err(refused(AuthError::IssuerResponse { expected: found.issuer.clone(), found: None }));
             }
             _ => {}

@@ -3,6 +3,10 @@
 //! the 2025-03-26 default endpoints. Strings are never normalised: the specs compare them as
 //! they are (RFC 9207, RFC 8414 §3.3), so only scheme and host are compared without case.
 
+// Text from outside the page is read here: no slicing by byte index, no indexing that can
+// panic (a panic aborts the wasm and kills the page; docs/security.md).
+#![deny(clippy::string_slice, clippy::indexing_slicing)]
+
 /// An `http`/`https` URL split where the rules need it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HttpUrl<'a> {
@@ -23,10 +27,10 @@ impl<'a> HttpUrl<'a> {
         if authority_end == 0 {
             return None;
         }
-        let origin = &url[..scheme.len() + 3 + authority_end];
-        let after = &rest[authority_end..];
-        let path_end = after.find(['?', '#']).unwrap_or(after.len());
-        Some(HttpUrl { origin, path: &after[..path_end], fragment: after.contains('#') })
+        let (origin, _) = url.split_at_checked(scheme.len() + 3 + authority_end)?;
+        let (_, after) = rest.split_at_checked(authority_end)?;
+        let path = after.split(['?', '#']).next().unwrap_or_default();
+        Some(HttpUrl { origin, path, fragment: after.contains('#') })
     }
 
     /// The path without its terminating slash ("/" and "" become "").
@@ -87,8 +91,7 @@ pub fn origin(url: &str) -> Option<&str> {
 /// The resource identifier for a server without Protected Resource Metadata: its URL, without
 /// query or fragment (RFC 8707 §2).
 pub fn canonical_resource(server_url: &str) -> String {
-    let end = server_url.find(['?', '#']).unwrap_or(server_url.len());
-    server_url[..end].to_owned()
+    server_url.split(['?', '#']).next().unwrap_or_default().to_owned()
 }
 
 /// `url` with `query` added (after any query it already has).
@@ -117,6 +120,7 @@ pub fn is_loopback(url: &str) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::indexing_slicing, clippy::string_slice)]
 mod tests {
     use super::*;
 

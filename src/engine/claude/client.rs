@@ -9,7 +9,8 @@ use super::error::ClaudeError;
 use super::retry;
 use super::settings::ClaudeSettings;
 use crate::engine::cancel::CancelToken;
-use crate::engine::platform::{Headers, HttpRequest, HttpResponse, Method, Platform};
+use crate::engine::limits::{BodyError, check_json_depth, read_text};
+use crate::engine::platform::{Headers, HttpRequest, HttpResponse, Method, Platform, Redirects};
 use crate::engine::sse::SseParser;
 use crate::engine::trace::{Peer, RequestBody, TraceKind, Tracer};
 use crate::protocol::claude::{API_VERSION, ApiErrorBody, CountTokens, CreateMessage, StreamEvent};
@@ -116,11 +117,12 @@ impl<P: Platform> ClaudeClient<P> {
         let request_id = resp.headers.get("request-id").map(str::to_owned);
         if resp.status != 200 {
             let headers = resp.headers.clone();
-            let error = self.api_error(exchange, resp, started).await;
+            let error = self.api_error(settings, exchange, resp, started).await;
             self.outcome(exchange, started, Some(&error), attempt, request_id, None);
             return Err((error, Some(headers)));
         }
-        let mut parser = SseParser::new();
+        let limits = settings.limits;
+        let mut parser = SseParser::new(limits.sse_event_bytes);
         let mut acc = Accumulator::new();
         let mut body = resp.body;
         while let Some(chunk) = body.next().await {
@@ -135,7 +137,16 @@ impl<P: Platform> ClaudeClient<P> {
                     return Err((error, None));
                 }
             };
-            for event in parser.feed(&chunk) {
+            let events = match parser.feed(&chunk) {
+                Ok(events) => events,
+                Err(limit) => {
+                    self.tracer.emit(Peer::Claude, TraceKind::LimitReached { exchange, limit });
+                    let error = ClaudeError::Limit(limit);
+                    self.outcome(exchange, started, Some(&error), attempt, request_id, None);
+                    return Err((error, None));
+                }
+            };
+            for event in events {
                 self.tracer.emit(
                     Peer::Claude,
                     TraceKind::SseEvent {
@@ -145,7 +156,11 @@ impl<P: Platform> ClaudeClient<P> {
                         data: event.data.clone(),
                     },
                 );
-                let parsed = match StreamEvent::parse(&event.data) {
+                let parsed = match check_json_depth(&event.data, limits.json_depth) {
+                    Err(limit) => Err(limit.to_string()),
+                    Ok(()) => StreamEvent::parse(&event.data),
+                };
+                let parsed = match parsed {
                     Ok(p) => p,
                     Err(e) => {
                         let error = ClaudeError::Decode { reason: format!("stream event: {e}"), raw: event.data };
@@ -200,7 +215,14 @@ impl<P: Platform> ClaudeClient<P> {
             },
         );
         let started = self.platform.now_ms();
-        let request = HttpRequest { method: Method::Post, url: url.to_owned(), headers, body: Some(body.to_owned()) };
+        // The key rides on every request: never to wherever a redirect points.
+        let request = HttpRequest {
+            method: Method::Post,
+            url: url.to_owned(),
+            headers,
+            body: Some(body.to_owned()),
+            redirects: Redirects::Refuse,
+        };
         match self.platform.send(request).await {
             Ok(resp) => {
                 let elapsed_ms = self.platform.now_ms() - started;
@@ -219,17 +241,34 @@ impl<P: Platform> ClaudeClient<P> {
         }
     }
 
-    async fn api_error(&self, exchange: u64, resp: HttpResponse, started: f64) -> ClaudeError {
+    /// Reads a body whole, within the body limit.
+    async fn read(&self, settings: &ClaudeSettings, resp: HttpResponse) -> Result<String, ClaudeError> {
+        read_text(resp.body, settings.limits.body_bytes).await.map_err(|e| match e {
+            BodyError::Network(e) => ClaudeError::Network { message: format!("the body broke off: {}", e.message) },
+            BodyError::TooBig(limit) => ClaudeError::Limit(limit),
+        })
+    }
+
+    async fn api_error(
+        &self,
+        settings: &ClaudeSettings,
+        exchange: u64,
+        resp: HttpResponse,
+        started: f64,
+    ) -> ClaudeError {
         let status = resp.status;
         let header_id = resp.headers.get("request-id").map(str::to_owned);
-        let text = match crate::engine::platform::read_text(resp.body).await {
+        let text = match self.read(settings, resp).await {
             Ok(t) => t,
-            Err(e) => return ClaudeError::Network { message: format!("the error body broke off: {}", e.message) },
+            Err(e) => return e,
         };
         let elapsed_ms = self.platform.now_ms() - started;
         self.tracer.emit(Peer::Claude, TraceKind::HttpBody { exchange, body: text.clone(), elapsed_ms });
         // Through a `Value`, whose deserializer the page has for every type anyway (docs/size.md).
-        match serde_json::from_str::<serde_json::Value>(&text).and_then(serde_json::from_value::<ApiErrorBody>) {
+        let json = check_json_depth(&text, settings.limits.json_depth)
+            .ok()
+            .and_then(|()| serde_json::from_str::<serde_json::Value>(&text).ok());
+        match json.and_then(|v| serde_json::from_value::<ApiErrorBody>(v).ok()).ok_or(()) {
             Ok(b) => ClaudeError::Api {
                 status,
                 kind: b.error.kind,
@@ -284,13 +323,11 @@ impl<P: Platform> ClaudeClient<P> {
             )
             .await?;
         if resp.status != 200 {
-            let error = self.api_error(exchange, resp, started).await;
+            let error = self.api_error(settings, exchange, resp, started).await;
             self.outcome(exchange, started, Some(&error), 0, None, None);
             return Err(error);
         }
-        let text = crate::engine::platform::read_text(resp.body)
-            .await
-            .map_err(|e| ClaudeError::Network { message: e.message })?;
+        let text = self.read(settings, resp).await?;
         let elapsed_ms = self.platform.now_ms() - started;
         self.tracer.emit(Peer::Claude, TraceKind::HttpBody { exchange, body: text.clone(), elapsed_ms });
         self.outcome(exchange, started, None, 0, None, None);

@@ -21,6 +21,9 @@ pub enum ClaudeError {
     InvalidHistory(String),
     #[error("cancelled")]
     Cancelled,
+    /// The answer passed a limit (`engine::limits`): refused as it arrived.
+    #[error("{0}")]
+    Limit(crate::engine::limits::LimitExceeded),
 }
 
 impl ClaudeError {
@@ -31,6 +34,7 @@ impl ClaudeError {
             ClaudeError::Decode { .. } => Layer::Decode,
             ClaudeError::InvalidHistory(_) => Layer::Client,
             ClaudeError::Cancelled => Layer::Cancelled,
+            ClaudeError::Limit(l) => l.limit.layer(),
         }
     }
 
@@ -80,6 +84,7 @@ impl ClaudeError {
             ClaudeError::Api { status: 500..=599, .. } => {
                 "The API failed: Loopscope retried; press Retry to try again."
             }
+            ClaudeError::Limit(l) => return Some(l.hint()),
             ClaudeError::InvalidHistory(_) => {
                 "Start a new conversation, or remove the last message: the API would answer this with a 400."
             }

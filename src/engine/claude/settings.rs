@@ -48,6 +48,8 @@ pub struct ClaudeSettings {
     pub tool_choice: ToolChoiceMode,
     pub parallel_tool_use: bool,
     pub max_retries: u32,
+    /// How much an answer may make the page read (`engine::limits`).
+    pub limits: crate::engine::limits::Limits,
 }
 
 impl Default for ClaudeSettings {
@@ -61,6 +63,7 @@ impl Default for ClaudeSettings {
             tool_choice: ToolChoiceMode::Auto,
             parallel_tool_use: true,
             max_retries: super::retry::DEFAULT_MAX_RETRIES,
+            limits: crate::engine::limits::Limits::default(),
         }
     }
 }

@@ -108,12 +108,12 @@ impl<P: Platform + Clone + 'static> Platform for Demo<P> {
                     }
                 })
                 .boxed_local();
-            return Ok(HttpResponse { status: answer.status, headers: answer.headers, body });
+            return Ok(HttpResponse::new(answer.status, answer.headers, body));
         }
         if !request.url.starts_with(DEMO_BASE_URL) {
             let text = format!("Nothing here: the page answers only {DEMO_BASE_URL} and {DEMO_SERVER_URL}");
             let body = futures::stream::once(async move { Ok(text.into_bytes()) }).boxed_local();
-            return Ok(HttpResponse { status: 404, headers: Headers::new().with("content-type", "text/plain"), body });
+            return Ok(HttpResponse::new(404, Headers::new().with("content-type", "text/plain"), body));
         }
         let body: Value = serde_json::from_str(request.body.as_deref().unwrap_or("{}")).unwrap_or(Value::Null);
         let headers = Headers::new().with("request-id", format!("req_demo_{}", (self.inner.random() * 1e9) as u64));
@@ -121,14 +121,14 @@ impl<P: Platform + Clone + 'static> Platform for Demo<P> {
             let tokens = body.to_string().len() / 4;
             let text = json!({"input_tokens": tokens}).to_string();
             let body = futures::stream::once(async move { Ok(text.into_bytes()) }).boxed_local();
-            return Ok(HttpResponse { status: 200, headers: headers.with("content-type", "application/json"), body });
+            return Ok(HttpResponse::new(200, headers.with("content-type", "application/json"), body));
         }
         if let Some(message) = refuse::missing_tool_results(&body) {
             let request_id = headers.get("request-id").unwrap_or_default().to_owned();
             let text = json!({"type": "error", "error": {"type": "invalid_request_error", "message": message}, "request_id": request_id})
                 .to_string();
             let body = futures::stream::once(async move { Ok(text.into_bytes()) }).boxed_local();
-            return Ok(HttpResponse { status: 400, headers: headers.with("content-type", "application/json"), body });
+            return Ok(HttpResponse::new(400, headers.with("content-type", "application/json"), body));
         }
         let scripted = self.script.borrow_mut().pop_front();
         let reply = scripted.unwrap_or_else(|| respond(&body));
@@ -145,7 +145,7 @@ impl<P: Platform + Clone + 'static> Platform for Demo<P> {
                 }
             })
             .boxed_local();
-        Ok(HttpResponse { status: 200, headers: headers.with("content-type", "text/event-stream"), body })
+        Ok(HttpResponse::new(200, headers.with("content-type", "text/event-stream"), body))
     }
 
     fn now_ms(&self) -> f64 {

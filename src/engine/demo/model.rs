@@ -3,6 +3,10 @@
 //! question against tool names and descriptions, fills arguments from the question, and, once
 //! results come back, answers by quoting them. It is not Claude and says so in every answer.
 
+// Text from outside the page is read here: no slicing by byte index, no indexing that can
+// panic (a panic aborts the wasm and kills the page; docs/security.md).
+#![deny(clippy::string_slice, clippy::indexing_slicing)]
+
 use serde_json::{Map, Value, json};
 
 /// What the demo model answers: text and tool calls, and why it stopped.
@@ -50,7 +54,7 @@ fn words(s: &str) -> Vec<String> {
 
 fn last_user_text(messages: &[Value]) -> String {
     let last = messages.last().cloned().unwrap_or(Value::Null);
-    match &last["content"] {
+    match last.get("content").unwrap_or(&Value::Null) {
         Value::String(s) => s.clone(),
         Value::Array(blocks) => blocks.iter().filter_map(|b| b["text"].as_str()).collect::<Vec<_>>().join(" "),
         _ => String::new(),
@@ -83,7 +87,9 @@ fn place(q: &str) -> Option<String> {
     let tokens: Vec<&str> = q.split_whitespace().collect();
     for (i, t) in tokens.iter().enumerate() {
         if t.eq_ignore_ascii_case("in") {
-            let name: Vec<&str> = tokens[i + 1..]
+            let name: Vec<&str> = tokens
+                .get(i + 1..)
+                .unwrap_or_default()
                 .iter()
                 .map(|w| w.trim_matches(|c: char| !letter(c)))
                 .take_while(|w| w.chars().next().is_some_and(capital))
@@ -102,10 +108,9 @@ fn place(q: &str) -> Option<String> {
 }
 
 fn quoted(q: &str) -> Option<String> {
-    let start = q.find(['"', '“', '\''])?;
-    let rest = &q[start + q[start..].chars().next()?.len_utf8()..];
-    let end = rest.find(['"', '”', '\''])?;
-    Some(rest[..end].to_owned())
+    let (_, rest) = q.split_once(['"', '“', '\''])?;
+    let (inside, _) = rest.split_once(['"', '”', '\''])?;
+    Some(inside.to_owned())
 }
 
 /// A file path in a question: a word with a slash, or a name with an extension ("main.ts").
@@ -163,7 +168,9 @@ fn score(tool: &Value, q_words: &[String]) -> usize {
     q_words
         .iter()
         .map(|w| {
-            2 * name_words.iter().filter(|n| *n == w || (w.len() > 4 && n.starts_with(&w[..4]))).count()
+            // A shared stem counts: the first four characters (not bytes: "cafés" is no slice).
+            let stem = w.char_indices().nth(4).and_then(|(at, _)| w.get(..at));
+            2 * name_words.iter().filter(|n| *n == w || stem.is_some_and(|s| n.starts_with(s))).count()
                 + usize::from(desc_words.contains(w))
         })
         .sum()
@@ -173,7 +180,9 @@ fn score(tool: &Value, q_words: &[String]) -> usize {
 pub fn respond(request: &Value) -> Reply {
     let messages = request["messages"].as_array().cloned().unwrap_or_default();
     let last = messages.last().cloned().unwrap_or(Value::Null);
-    let results: Vec<&Value> = last["content"]
+    let results: Vec<&Value> = last
+        .get("content")
+        .unwrap_or(&Value::Null)
         .as_array()
         .map(|b| b.iter().filter(|b| b["type"] == "tool_result").collect())
         .unwrap_or_default();
@@ -234,7 +243,7 @@ fn corrections(uses: &[Value], results: &[&Value]) -> Vec<(Value, String, Value)
         .filter(|r| r["is_error"] == true && result_text(r).contains("must be an absolute"))
         .filter_map(|r| uses.iter().find(|u| u["id"] == r["tool_use_id"]))
         .filter_map(|u| {
-            let path = u["input"]["path"].as_str().filter(|p| !p.starts_with('/'))?;
+            let path = u.pointer("/input/path").and_then(Value::as_str).filter(|p| !p.starts_with('/'))?;
             Some((u["id"].clone(), u["name"].as_str()?.to_owned(), json!({ "path": format!("/{path}") })))
         })
         .collect()
@@ -274,6 +283,7 @@ fn answer_from_results(messages: &[Value], results: &[&Value]) -> Reply {
 }
 
 #[cfg(test)]
+#[allow(clippy::indexing_slicing, clippy::string_slice)]
 mod tests {
     use super::*;
 

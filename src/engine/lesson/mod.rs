@@ -12,7 +12,9 @@ use crate::engine::agent::pause::Breakpoint;
 use crate::engine::demo::Reply;
 use crate::engine::encoding::{base64_decode, base64url, form_decode};
 use crate::engine::faults::{Fault, Times};
-use crate::engine::platform::{Headers, HttpRequest, Method, Platform, read_text};
+use crate::engine::limits::{BodyError, read_text};
+use crate::engine::platform::{HttpRequest, Platform};
+use crate::engine::url_policy::{self, Trust, UrlRefusal, WebUrl};
 
 pub use read::read;
 
@@ -22,6 +24,8 @@ pub const LESSON_VERSION: u64 = 1;
 pub const MAX_BYTES: usize = 256 * 1024;
 pub const MAX_STEPS: usize = 60;
 pub const MAX_REPLIES: usize = 10;
+/// How deeply a lesson's JSON may nest (a scripted tool call's arguments are the deepest part).
+pub const MAX_DEPTH: usize = 32;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Lesson {
@@ -30,6 +34,60 @@ pub struct Lesson {
     pub model: LessonModel,
     pub servers: Vec<LessonServer>,
     pub steps: Vec<Step>,
+}
+
+/// A tool call a lesson scripts for the demo model: what the consent screen and the banner
+/// list before anything runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScriptedCall {
+    /// The step (from 0) whose answer makes it.
+    pub step: usize,
+    pub tool: String,
+    pub input: serde_json::Value,
+}
+
+impl ScriptedCall {
+    pub fn describe(&self, max: usize) -> String {
+        describe_call(&self.tool, &self.input, max)
+    }
+}
+
+/// A tool call in a line: `delete_file {"path":"/"}`, with at most `max` characters of arguments.
+pub fn describe_call(tool: &str, input: &serde_json::Value, max: usize) -> String {
+    let args = input.to_string();
+    let args: String =
+        if args.chars().count() > max { args.chars().take(max).chain(std::iter::once('…')).collect() } else { args };
+    format!("{tool} {args}")
+}
+
+impl Lesson {
+    /// Every tool call the lesson scripts, step by step.
+    pub fn scripted_calls(&self) -> Vec<ScriptedCall> {
+        self.steps
+            .iter()
+            .enumerate()
+            .flat_map(|(step, s)| {
+                s.replies.iter().flat_map(move |r| {
+                    r.calls.iter().map(move |(tool, input)| ScriptedCall {
+                        step,
+                        tool: tool.clone(),
+                        input: input.clone(),
+                    })
+                })
+            })
+            .collect()
+    }
+
+    /// The servers it names by address (the demo server aside): the user must agree to each.
+    pub fn named_servers(&self) -> Vec<(String, String)> {
+        self.servers
+            .iter()
+            .filter_map(|s| match s {
+                LessonServer::Url { url, label } => Some((url.clone(), label.clone())),
+                LessonServer::Demo => None,
+            })
+            .collect()
+    }
 }
 
 /// Which model the lesson is written for.
@@ -104,8 +162,12 @@ pub enum LessonError {
         url: String,
         status: u16,
     },
-    TooBig {
-        bytes: usize,
+    /// Larger than [`MAX_BYTES`] (refused at the byte that crossed it).
+    TooBig,
+    /// The link names an address the URL policy refuses (or a redirect led to one).
+    Refused {
+        url: String,
+        why: UrlRefusal,
     },
     NotJson(String),
     /// JSON, but not a lesson this page reads; the path says where.
@@ -121,9 +183,12 @@ impl fmt::Display for LessonError {
                  site must be served with Access-Control-Allow-Origin"
             ),
             LessonError::Http { url, status } => write!(f, "{url} answered HTTP {status}"),
-            LessonError::TooBig { bytes } => {
-                write!(f, "the document is {bytes} bytes; a lesson is at most {MAX_BYTES}")
-            }
+            LessonError::TooBig => write!(
+                f,
+                "the document is larger than {}, the most a lesson may be",
+                crate::engine::limits::bytes(MAX_BYTES as u64)
+            ),
+            LessonError::Refused { url, why } => write!(f, "the address {url} was not fetched: {why}"),
             LessonError::NotJson(e) => write!(f, "the document is not JSON ({e})"),
             LessonError::Invalid(e) => write!(f, "not a lesson this page can read: {e}"),
         }
@@ -138,7 +203,10 @@ pub fn parse(text: &str) -> Result<Lesson, LessonError> {
 /// Reads a lesson's text, and gives back its JSON too (to write it again compactly: a link).
 pub fn parse_with_json(text: &str) -> Result<(Lesson, serde_json::Value), LessonError> {
     if text.len() > MAX_BYTES {
-        return Err(LessonError::TooBig { bytes: text.len() });
+        return Err(LessonError::TooBig);
+    }
+    if !crate::engine::limits::json_depth_within(text, MAX_DEPTH) {
+        return Err(LessonError::Invalid(format!("it nests deeper than {MAX_DEPTH} levels")));
     }
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| LessonError::NotJson(e.to_string()))?;
     let lesson = read(&value).map_err(LessonError::Invalid)?;
@@ -148,16 +216,37 @@ pub fn parse_with_json(text: &str) -> Result<(Lesson, serde_json::Value), Lesson
 /// Links longer than this do not survive every chat, mail client and slide tool.
 pub const MAX_LINK: usize = 8_000;
 
-/// Fetches and reads the lesson at `url` (absolute).
-pub async fn fetch<P: Platform>(platform: &P, url: &str) -> Result<Lesson, LessonError> {
-    let request = HttpRequest { method: Method::Get, url: url.to_owned(), headers: Headers::new(), body: None };
-    let response =
-        platform.send(request).await.map_err(|e| LessonError::Network { url: url.to_owned(), detail: e.message })?;
+/// Whether the page may fetch a lesson from `url` (absolute): the URL policy for an address
+/// from a link (https, or http on this machine), or anything on the page's own origin (`page`,
+/// the page's address: its own lessons, wherever it is served).
+pub fn allowed(url: &str, page: &str) -> Result<WebUrl, LessonError> {
+    let refused = |why| LessonError::Refused { url: url.to_owned(), why };
+    let own = WebUrl::parse(page).ok();
+    let trust = match (own, WebUrl::parse(url)) {
+        (Some(own), Ok(u)) if u.same_origin(&own) => Trust::User,
+        (_, Err(why)) => return Err(refused(why)),
+        _ => Trust::Stranger,
+    };
+    url_policy::check(url, trust).map(|a| a.url).map_err(refused)
+}
+
+/// Fetches and reads the lesson at `url` (absolute), from a page at `page`.
+pub async fn fetch<P: Platform>(platform: &P, url: &str, page: &str) -> Result<Lesson, LessonError> {
+    let checked = allowed(url, page)?;
+    let response = platform
+        .send(HttpRequest::get(checked.href()))
+        .await
+        .map_err(|e| LessonError::Network { url: url.to_owned(), detail: e.message })?;
+    if let Some(to) = &response.final_url {
+        allowed(to, page)?;
+    }
     if !(200..300).contains(&response.status) {
         return Err(LessonError::Http { url: url.to_owned(), status: response.status });
     }
-    let text =
-        read_text(response.body).await.map_err(|e| LessonError::Network { url: url.to_owned(), detail: e.message })?;
+    let text = read_text(response.body, MAX_BYTES).await.map_err(|e| match e {
+        BodyError::TooBig(_) => LessonError::TooBig,
+        BodyError::Network(e) => LessonError::Network { url: url.to_owned(), detail: e.message },
+    })?;
     parse(&text)
 }
 
@@ -210,7 +299,7 @@ mod tests {
     #[test]
     fn what_is_not_a_lesson_says_why() {
         assert!(matches!(parse("{"), Err(LessonError::NotJson(_))));
-        assert!(matches!(parse(&" ".repeat(MAX_BYTES + 1)), Err(LessonError::TooBig { .. })));
+        assert!(matches!(parse(&" ".repeat(MAX_BYTES + 1)), Err(LessonError::TooBig)));
         let e = parse(r#"{"title": "x"}"#).unwrap_err().to_string();
         assert!(e.contains("\"lesson\""), "{e}");
     }

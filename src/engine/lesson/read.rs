@@ -1,6 +1,10 @@
 //! Reads a lesson from JSON by hand: every mistake is named with where it is
 //! (`steps[2].faults[0].fault: "http-999" is not …`), and no derived deserializer ships.
 
+// Text from outside the page is read here: no slicing by byte index, no indexing that can
+// panic (a panic aborts the wasm and kills the page; docs/security.md).
+#![deny(clippy::string_slice, clippy::indexing_slicing)]
+
 use serde_json::{Map, Value};
 
 use super::{LESSON_VERSION, Lesson, LessonFault, LessonModel, LessonServer, MAX_REPLIES, MAX_STEPS, Step};
@@ -108,9 +112,13 @@ fn server(v: &Value, at: &str) -> Result<LessonServer, String> {
         return Ok(LessonServer::Demo);
     }
     let url = text(o, "url", at)?.ok_or_else(|| format!("{at} needs \"url\" (or \"demo\": true)"))?;
-    if !(url.starts_with("http://") || url.starts_with("https://")) {
-        return Err(format!("{at}.url must start with http:// or https://"));
+    // The user will see it on the consent screen before anything connects: their rules apply
+    // (plain http on a LAN allowed, with a warning there), and secrets never ride in a lesson.
+    let address = crate::engine::server_address::prepare(&url).map_err(|e| format!("{at}.url: {e}"))?;
+    if !address.moved.is_empty() {
+        return Err(format!("{at}.url carries credentials (a user name, or a key in the query): a lesson may not"));
     }
+    let url = address.url;
     let label = text(o, "label", at)?.ok_or_else(|| format!("{at} needs \"label\": faults name the server by it"))?;
     Ok(LessonServer::Url { url, label })
 }
@@ -202,6 +210,7 @@ pub fn read(v: &Value) -> Result<Lesson, String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::indexing_slicing, clippy::string_slice)]
 mod tests {
     use super::*;
     use serde_json::json;

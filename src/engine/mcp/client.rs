@@ -81,8 +81,11 @@ pub struct McpClient<P: Platform> {
 
 impl<P: Platform> McpClient<P> {
     pub fn new(platform: Rc<P>, config: ServerConfig, tracer: Tracer, handlers: Handlers) -> Self {
-        for (_, value) in &config.headers {
+        for (_, value) in config.headers.iter().chain(&config.query) {
             tracer.add_secret(value);
+        }
+        for (_, value) in &config.query {
+            tracer.add_secret(&crate::engine::encoding::form_component(value));
         }
         Self {
             platform,

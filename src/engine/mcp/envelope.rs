@@ -3,6 +3,10 @@
 //! mirror the body (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, and `Mcp-Param-*` for the
 //! tool parameters a schema marks with `x-mcp-header`, SEP-2243).
 
+// Text from outside the page is read here: no slicing by byte index, no indexing that can
+// panic (a panic aborts the wasm and kills the page; docs/security.md).
+#![deny(clippy::string_slice, clippy::indexing_slicing)]
+
 use serde_json::{Map, Value, json};
 
 use crate::engine::encoding::base64;
@@ -56,7 +60,7 @@ pub fn header_params(schema: &Value) -> Result<Vec<HeaderParam>, String> {
     let mut found = Vec::new();
     walk(schema, &mut Vec::new(), true, &mut found)?;
     for (i, a) in found.iter().enumerate() {
-        if found[..i].iter().any(|b| b.header.eq_ignore_ascii_case(&a.header)) {
+        if found.iter().take(i).any(|b| b.header.eq_ignore_ascii_case(&a.header)) {
             return Err(format!("x-mcp-header \"{}\" is declared twice", a.header));
         }
     }
@@ -161,6 +165,7 @@ pub fn request_headers(revision: Revision, rpc_method: &str, params: &Value, too
 }
 
 #[cfg(test)]
+#[allow(clippy::indexing_slicing, clippy::string_slice)]
 mod tests {
     use super::*;
 

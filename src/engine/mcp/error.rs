@@ -4,6 +4,7 @@
 
 use crate::engine::auth::AuthError;
 use crate::engine::layer::{Failure, Layer};
+use crate::engine::limits::LimitExceeded;
 use crate::protocol::jsonrpc::{ErrorCode, ErrorObject, RequestId};
 
 /// What a request that got no HTTP answer found out about the address (C-43).
@@ -53,6 +54,15 @@ pub enum McpError {
     /// The server wants authorization and getting it failed (discovery, sign-in, token).
     #[error("{0}")]
     Auth(AuthError),
+
+    /// The server sent more than the page reads (`engine::limits`): refused as it arrived.
+    #[error("{0}")]
+    Limit(LimitExceeded),
+
+    /// The server answered a request carrying the user's secrets with a redirect, which such a
+    /// request never follows.
+    #[error("the server answered with a redirect, not followed: this request carries your headers or token")]
+    RedirectRefused,
 }
 
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -95,6 +105,8 @@ impl McpError {
             McpError::Cancelled => Layer::Cancelled,
             McpError::Client(_) => Layer::Client,
             McpError::Auth(e) => e.layer(),
+            McpError::Limit(l) => l.limit.layer(),
+            McpError::RedirectRefused => Layer::Http,
         }
     }
 
@@ -144,6 +156,12 @@ impl McpError {
                 Set Revision to Automatic (or 2026-07-28) on its card to speak it."
                 .into(),
             McpError::Auth(e) => return e.hint(),
+            McpError::Limit(l) => l.hint(),
+            McpError::RedirectRefused => "A redirect would hand your headers, query credentials or token to whatever address it \
+                points to, so the page does not follow it (and the browser does not say where it pointed). Use the address \
+                the server redirects to: often the same path with or without a trailing slash (/mcp/ for /mcp), or https \
+                for http."
+                .into(),
             McpError::Timeout { .. } => "The server took too long. Slow tools should send progress notifications, which extend the timeout.".into(),
             _ => return None,
         })

@@ -12,6 +12,7 @@ use super::transport::{GetReply, PostReply};
 use super::{Connection, McpClient, McpError, RequestOptions};
 use crate::engine::auth::{Answer, AuthError};
 use crate::engine::deadline::Deadline;
+use crate::engine::limits::{LimitExceeded, reconnect_delay};
 use crate::engine::platform::{Body, Headers, Platform};
 use crate::engine::sse::SseParser;
 use crate::engine::trace::TraceKind;
@@ -20,7 +21,6 @@ use crate::protocol::mcp::{Revision, input_required, method};
 
 /// Resume attempts for a broken POST stream, before giving up: every loop is bounded.
 const MAX_RESUMES: u32 = 3;
-const MAX_BACKOFF_MS: u64 = 10_000;
 /// Rounds of a multi round-trip request before the client stops answering.
 const MAX_INPUT_ROUNDS: usize = 8;
 /// Authorizations (sign-in, refresh or step-up) one request may ask for before it gives up.
@@ -202,7 +202,13 @@ impl<P: Platform> McpClient<P> {
                         });
                     }
                     auth_rounds += 1;
-                    match auth.answer(*status, www_authenticate.as_deref(), seen).await.map_err(McpError::Auth)? {
+                    // The request's clock stands still while authorization runs: each of its
+                    // steps has its own time (`Limits::auth_step_ms`), and the user's sign-in
+                    // takes as long as the user does (Cancel on the card ends it).
+                    let pause = deadline.pause(self.platform.now_ms());
+                    let answer = auth.answer(*status, www_authenticate.as_deref(), seen).await;
+                    pause.resume(self.platform.now_ms());
+                    match answer.map_err(McpError::Auth)? {
                         Answer::Retry => {}
                         Answer::NotAuthorization => return Err(e),
                     }
@@ -278,7 +284,7 @@ impl<P: Platform> McpClient<P> {
         id: &RequestId,
         deadline: &Deadline,
     ) -> Result<Value, McpError> {
-        let mut parser = SseParser::new();
+        let mut parser = SseParser::new(self.config.limits.sse_event_bytes);
         let mut resumed = 0;
         loop {
             let started = self.platform.now_ms();
@@ -287,10 +293,10 @@ impl<P: Platform> McpClient<P> {
             loop {
                 match body.next().await {
                     Some(Ok(chunk)) => {
-                        for event in parser.feed(&chunk) {
+                        let events = parser.feed(&chunk).map_err(|limit| self.refused_stream(exchange, limit))?;
+                        for event in events {
                             self.trace_sse(exchange, &event);
-                            let messages = Message::parse_all(&event.data)
-                                .map_err(|e| McpError::Decode { reason: e.to_string(), raw: event.data.clone() })?;
+                            let messages = self.parse(exchange, &event.data)?;
                             for m in messages {
                                 self.trace_rpc_in(exchange, &m);
                                 match response_to(&m, id) {
@@ -330,7 +336,7 @@ impl<P: Platform> McpClient<P> {
             if resumed >= MAX_RESUMES {
                 return Err(gave_up(broke));
             }
-            let wait = backoff(parser.retry_ms().unwrap_or(1_000), resumed);
+            let wait = reconnect_delay(&self.config.limits, parser.retry_ms(), resumed);
             resumed += 1;
             self.tracer.note(
                 self.peer(),
@@ -363,7 +369,11 @@ pub(super) fn response_to(m: &Message, id: &RequestId) -> Option<Result<Value, M
     }
 }
 
-/// Exponential backoff from `base_ms`, capped.
-pub(super) fn backoff(base_ms: u64, attempt: u32) -> u64 {
-    base_ms.saturating_mul(1 << attempt.min(6)).min(MAX_BACKOFF_MS)
+impl<P: Platform> McpClient<P> {
+    /// An answer the server made too big: traced as such, and the error that says which limit.
+    /// Dropping the body (the caller returns) aborts the request.
+    pub(super) fn refused_stream(&self, exchange: u64, limit: LimitExceeded) -> McpError {
+        self.tracer.emit(self.peer(), TraceKind::LimitReached { exchange, limit });
+        McpError::Limit(limit)
+    }
 }

@@ -29,7 +29,7 @@ fn body(text: String) -> Body {
 }
 
 fn answer(status: u16, content_type: &str, text: String) -> HttpResponse {
-    HttpResponse { status, headers: Headers::new().with("content-type", content_type), body: body(text) }
+    HttpResponse::new(status, Headers::new().with("content-type", content_type), body(text))
 }
 
 impl<P: Platform> McpClient<P> {
@@ -79,7 +79,7 @@ impl<P: Platform> McpClient<P> {
                 let chunks = vec![Ok(start.into_bytes()), Err(cut)];
                 let body: Body = futures::stream::iter(chunks).boxed_local();
                 let headers = Headers::new().with("content-type", "text/event-stream");
-                Injection::Answer(HttpResponse { status: 200, headers, body })
+                Injection::Answer(HttpResponse::new(200, headers, body))
             }
             Fault::RpcError { code } => {
                 let error = json!({"code": code, "message": format!("{} {injected}", rpc_message(*code))});

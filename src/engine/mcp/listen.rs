@@ -1,15 +1,17 @@
 //! The server's own stream of messages: in 2025 the GET stream (C-08), in 2026-07-28 the
 //! response stream of a long-lived `subscriptions/listen` request whose filter names what the
-//! client wants. Either way bounded: it gives up after repeated failures.
+//! client wants. Either way bounded: it gives up after repeated failures, waits between
+//! attempts at least the floor `engine::limits` sets whatever the server's `retry:` says, and
+//! stops when the server makes it reopen the stream too often in a minute.
 
 use futures::{FutureExt, StreamExt, pin_mut, select_biased};
 use serde_json::{Map, Value};
 
 use super::envelope::{add_meta, request_headers};
-use super::exchange::backoff;
 use super::transport::{GetReply, PostReply};
 use super::{Connection, ListenEnd, McpClient, McpError};
 use crate::engine::cancel::CancelToken;
+use crate::engine::limits::{ReconnectBudget, reconnect_delay};
 use crate::engine::platform::Platform;
 use crate::engine::sse::SseParser;
 use crate::engine::trace::TraceKind;
@@ -39,10 +41,26 @@ impl<P: Platform> McpClient<P> {
         }
     }
 
+    /// Counts one more opening of the server's stream: an error once it is too many a minute.
+    fn reopen(&self, budget: &mut ReconnectBudget) -> Result<(), McpError> {
+        budget.spend(&self.config.limits, self.platform.now_ms()).map_err(|limit| {
+            self.tracer.note(
+                self.peer(),
+                format!("The server closed its stream {} times within a minute: stopped listening", limit.max),
+            );
+            McpError::Limit(limit)
+        })
+    }
+
     async fn listen_get(&self) -> ListenEnd {
-        let mut parser = SseParser::new();
+        let limits = self.config.limits;
+        let mut parser = SseParser::new(limits.sse_event_bytes);
         let mut failures = 0;
+        let mut budget = ReconnectBudget::default();
         loop {
+            if let Err(e) = self.reopen(&mut budget) {
+                return ListenEnd::Failed(e);
+            }
             let last_id = parser.last_event_id().map(str::to_owned);
             match self.open_get(last_id.as_deref()).await {
                 Ok(GetReply::NotOffered { status }) => return ListenEnd::NotOffered { status },
@@ -50,7 +68,10 @@ impl<P: Platform> McpClient<P> {
                     if matches!(self.state(), Connection::Unreachable(_)) {
                         self.set_state(Connection::Connected);
                     }
-                    let delivered = self.read_stream(exchange, body, &mut parser, &CancelToken::new()).await;
+                    let delivered = match self.read_stream(exchange, body, &mut parser, &CancelToken::new()).await {
+                        Ok(delivered) => delivered,
+                        Err(e) => return ListenEnd::Failed(e),
+                    };
                     failures = if delivered { 0 } else { failures + 1 };
                     if failures >= MAX_LISTEN_FAILURES {
                         let e = McpError::Protocol(super::ProtocolError::StreamEnded { resumed: failures });
@@ -63,7 +84,7 @@ impl<P: Platform> McpClient<P> {
                     }
                 }
             }
-            self.platform.sleep(backoff(parser.retry_ms().unwrap_or(1_000), failures)).await;
+            self.platform.sleep(reconnect_delay(&limits, parser.retry_ms(), failures)).await;
         }
     }
 
@@ -83,6 +104,7 @@ impl<P: Platform> McpClient<P> {
 
     async fn listen_modern(&self, revision: Revision) -> ListenEnd {
         let mut failures = 0;
+        let mut budget = ReconnectBudget::default();
         loop {
             let restart = CancelToken::new();
             *self.relisten.borrow_mut() = restart.clone();
@@ -91,6 +113,9 @@ impl<P: Platform> McpClient<P> {
                 // Nothing to listen for until something is subscribed to.
                 restart.cancelled().await;
                 continue;
+            }
+            if let Err(e) = self.reopen(&mut budget) {
+                return ListenEnd::Failed(e);
             }
             let id = RequestId::Number(self.next_id.get() + 1);
             self.next_id.set(self.next_id.get() + 1);
@@ -112,7 +137,11 @@ impl<P: Platform> McpClient<P> {
             };
             match reply {
                 Ok(PostReply::Stream { exchange, body }) => {
-                    let delivered = self.read_stream(exchange, body, &mut SseParser::new(), &restart).await;
+                    let mut parser = SseParser::new(self.config.limits.sse_event_bytes);
+                    let delivered = match self.read_stream(exchange, body, &mut parser, &restart).await {
+                        Ok(delivered) => delivered,
+                        Err(e) => return ListenEnd::Failed(e),
+                    };
                     if restart.is_cancelled() {
                         self.tracer.note(self.peer(), "The subscriptions changed: listening again with the new filter");
                         continue;
@@ -140,7 +169,7 @@ impl<P: Platform> McpClient<P> {
             if failures >= MAX_LISTEN_FAILURES {
                 return ListenEnd::Failed(McpError::Protocol(super::ProtocolError::StreamEnded { resumed: failures }));
             }
-            self.platform.sleep(backoff(1_000, failures)).await;
+            self.platform.sleep(reconnect_delay(&self.config.limits, None, failures)).await;
         }
     }
 
@@ -155,14 +184,14 @@ impl<P: Platform> McpClient<P> {
     }
 
     /// Reads one stream to its end (or until `stop`), dispatching what it carries. Returns
-    /// whether anything came.
+    /// whether anything came; an error when the stream passed a limit.
     async fn read_stream(
         &self,
         exchange: u64,
         mut body: crate::engine::platform::Body,
         parser: &mut SseParser,
         stop: &CancelToken,
-    ) -> bool {
+    ) -> Result<bool, McpError> {
         let started = self.platform.now_ms();
         let mut delivered = false;
         self.stream_open.set(true);
@@ -177,10 +206,18 @@ impl<P: Platform> McpClient<P> {
                 }
             };
             let Some(Ok(chunk)) = next else { break };
-            for event in parser.feed(&chunk) {
+            let events = match parser.feed(&chunk) {
+                Ok(events) => events,
+                Err(limit) => {
+                    self.stream_open.set(false);
+                    parser.finish();
+                    return Err(self.refused_stream(exchange, limit));
+                }
+            };
+            for event in events {
                 delivered = true;
                 self.trace_sse(exchange, &event);
-                if let Ok(messages) = Message::parse_all(&event.data) {
+                if let Ok(messages) = self.parse(exchange, &event.data) {
                     for m in messages {
                         self.trace_rpc_in(exchange, &m);
                         self.dispatch(m, exchange, None).await;
@@ -192,6 +229,6 @@ impl<P: Platform> McpClient<P> {
         parser.finish();
         let elapsed_ms = self.platform.now_ms() - started;
         self.tracer.emit(self.peer(), TraceKind::HttpStreamEnd { exchange, elapsed_ms, clean: true });
-        delivered
+        Ok(delivered)
     }
 }

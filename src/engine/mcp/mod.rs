@@ -25,6 +25,7 @@ pub use reach::local_network_hint;
 use std::rc::Rc;
 
 use super::cancel::CancelToken;
+use super::limits::Limits;
 use super::num::shortest;
 use crate::protocol::mcp::{ProgressParams, Revision};
 
@@ -47,8 +48,14 @@ pub struct ServerConfig {
     /// Extra headers sent on every request (C-14), e.g. `Authorization: Bearer …`. Kept in
     /// memory only, and masked in the trace.
     pub headers: Vec<(String, String)>,
+    /// Query parameters that hold secrets (`?api_key=…`), kept out of `url` so that the page,
+    /// its storage and exports never hold them; added to every request's URL, masked in the
+    /// trace (`engine::server_address`).
+    pub query: Vec<(String, String)>,
     pub timeouts: Timeouts,
     pub revision: RevisionChoice,
+    /// How much the server may make the page read (`engine::limits`).
+    pub limits: Limits,
 }
 
 impl ServerConfig {
@@ -57,9 +64,26 @@ impl ServerConfig {
             id: id.into(),
             url: url.into(),
             headers: Vec::new(),
+            query: Vec::new(),
             timeouts: Timeouts::default(),
             revision: RevisionChoice::Auto,
+            limits: Limits::default(),
         }
+    }
+
+    /// Whether a request to this server carries a secret of the user's (a header value, a
+    /// query credential): such requests never follow redirects.
+    pub fn carries_secrets(&self) -> bool {
+        !self.headers.is_empty() || !self.query.is_empty()
+    }
+
+    /// The URL requests go to: `url` with the secret query parameters added back.
+    pub fn request_url(&self) -> String {
+        if self.query.is_empty() {
+            return self.url.clone();
+        }
+        let pairs = self.query.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect::<Vec<_>>();
+        crate::engine::auth::url::with_query(&self.url, &crate::engine::encoding::form_encode(pairs))
     }
 
     pub fn pinned(mut self, revision: Revision) -> Self {

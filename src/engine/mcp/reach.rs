@@ -2,6 +2,10 @@
 //! does about a page from a public site reaching the first two: Chrome 142 and later ask the
 //! user for Local Network Access first, and a refusal looks exactly like a CORS failure.
 
+// Text from outside the page is read here: no slicing by byte index, no indexing that can
+// panic (a panic aborts the wasm and kills the page; docs/security.md).
+#![deny(clippy::string_slice, clippy::indexing_slicing)]
+
 /// How far away a URL's host is, as the browser's Local Network Access rules see it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reach {
@@ -67,6 +71,7 @@ pub fn local_network_hint(page: &str, server: &str) -> Option<String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::indexing_slicing, clippy::string_slice)]
 mod tests {
     use super::*;
 

@@ -29,7 +29,7 @@ impl<P: Platform> McpClient<P> {
     pub(super) fn trace_rpc_in(&self, exchange: u64, m: &Message) {
         self.tracer.emit(
             self.peer(),
-            TraceKind::Rpc { direction: Direction::In, exchange: Some(exchange), message: m.clone() },
+            TraceKind::Rpc { direction: Direction::In, exchange: Some(exchange), message: m.clone(), dropped: None },
         );
     }
 

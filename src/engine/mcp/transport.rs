@@ -3,14 +3,13 @@
 //! (C-03, C-04); GET opens the server's own stream (C-08) or resumes a broken one (C-07);
 //! DELETE ends the session (C-11). Every exchange is traced.
 
-use futures::StreamExt;
-
 use super::McpError;
 use super::client::McpClient;
 use super::error::{ProtocolError, Reach};
 use super::inject::Injection;
 use crate::engine::faults::Fault;
-use crate::engine::platform::{Body, Headers, HttpRequest, HttpResponse, Method, NetworkError, Platform};
+use crate::engine::limits::{BodyError, check_json_depth, read_text};
+use crate::engine::platform::{Body, Headers, HttpRequest, HttpResponse, Method, NetworkError, Platform, Redirects};
 use crate::engine::trace::{Direction, RequestBody, TraceKind};
 use crate::protocol::jsonrpc::Message;
 use crate::protocol::mcp::method;
@@ -74,7 +73,7 @@ impl<P: Platform> McpClient<P> {
         fault: Option<Fault>,
     ) -> Result<(u64, HttpResponse, f64), McpError> {
         let exchange = self.tracer.next_exchange();
-        let url = self.config.url.clone();
+        let url = self.config.request_url();
         let body = message.map(Message::to_json);
         self.tracer.emit(
             self.peer(),
@@ -88,7 +87,12 @@ impl<P: Platform> McpClient<P> {
             },
         );
         if let Some(m) = message {
-            let rpc = TraceKind::Rpc { direction: Direction::Out, exchange: Some(exchange), message: m.clone() };
+            let rpc = TraceKind::Rpc {
+                direction: Direction::Out,
+                exchange: Some(exchange),
+                message: m.clone(),
+                dropped: None,
+            };
             self.tracer.emit(self.peer(), rpc);
         }
         let started = self.platform.now_ms();
@@ -112,11 +116,20 @@ impl<P: Platform> McpClient<P> {
                 self.tracer.emit(self.peer(), TraceKind::HttpFailed { exchange, error: e.message.clone(), elapsed_ms });
                 return Err(McpError::Network { message: e.message, reach });
             }
-            None => self.platform.send(HttpRequest { method, url, headers, body }).await,
+            None => {
+                // A request with the user's secrets (headers, query credentials, a token) never
+                // follows a redirect: it would hand them to wherever the server points.
+                let secret = self.config.carries_secrets() || headers.get("authorization").is_some();
+                let redirects = if secret { Redirects::Refuse } else { Redirects::Follow };
+                self.platform.send(HttpRequest { method, url, headers, body, redirects }).await
+            }
         };
         match sent {
             Ok(resp) => {
                 let elapsed_ms = self.platform.now_ms() - started;
+                if let Some(to) = &resp.final_url {
+                    self.tracer.emit(self.peer(), TraceKind::Redirected { exchange, to: to.clone() });
+                }
                 self.tracer.emit(
                     self.peer(),
                     TraceKind::HttpResponse {
@@ -131,6 +144,9 @@ impl<P: Platform> McpClient<P> {
             Err(e) => {
                 let elapsed_ms = self.platform.now_ms() - started;
                 self.tracer.emit(self.peer(), TraceKind::HttpFailed { exchange, error: e.message.clone(), elapsed_ms });
+                if e.redirect_refused {
+                    return Err(McpError::RedirectRefused);
+                }
                 // The negotiation probe failing is an answer in itself (a 2025 server whose CORS
                 // rules refuse the new headers); only failures the user sees are looked into.
                 let probe = message.and_then(Message::method) == Some(crate::protocol::mcp::method::SERVER_DISCOVER);
@@ -157,23 +173,20 @@ impl<P: Platform> McpClient<P> {
         reach
     }
 
-    async fn read_body(&self, exchange: u64, mut body: Body, started: f64) -> Result<String, McpError> {
-        let mut bytes = Vec::new();
-        while let Some(chunk) = body.next().await {
-            match chunk {
-                Ok(c) => bytes.extend_from_slice(&c),
-                Err(e) => {
-                    let elapsed_ms = self.platform.now_ms() - started;
-                    self.tracer
-                        .emit(self.peer(), TraceKind::HttpFailed { exchange, error: e.message.clone(), elapsed_ms });
-                    return Err(McpError::Network {
-                        message: format!("the body broke off: {}", e.message),
-                        reach: Reach::Unknown,
-                    });
-                }
+    /// Reads a whole body, within the body limit (refused at the chunk that crosses it).
+    async fn read_body(&self, exchange: u64, body: Body, started: f64) -> Result<String, McpError> {
+        let text = match read_text(body, self.config.limits.body_bytes).await {
+            Ok(text) => text,
+            Err(BodyError::TooBig(limit)) => return Err(self.refused_stream(exchange, limit)),
+            Err(BodyError::Network(e)) => {
+                let elapsed_ms = self.platform.now_ms() - started;
+                self.tracer.emit(self.peer(), TraceKind::HttpFailed { exchange, error: e.message.clone(), elapsed_ms });
+                return Err(McpError::Network {
+                    message: format!("the body broke off: {}", e.message),
+                    reach: Reach::Unknown,
+                });
             }
-        }
-        let text = String::from_utf8_lossy(&bytes).into_owned();
+        };
         if !text.is_empty() {
             let elapsed_ms = self.platform.now_ms() - started;
             self.tracer.emit(self.peer(), TraceKind::HttpBody { exchange, body: text.clone(), elapsed_ms });
@@ -185,14 +198,25 @@ impl<P: Platform> McpClient<P> {
     async fn http_error(&self, exchange: u64, resp: HttpResponse, started: f64) -> McpError {
         let status = resp.status;
         let www_authenticate = resp.headers.get("www-authenticate").map(str::to_owned);
-        let body = self.read_body(exchange, resp.body, started).await.unwrap_or_default();
-        let rpc = Message::parse_all(&body).ok().and_then(|msgs| {
+        let body = match self.read_body(exchange, resp.body, started).await {
+            Ok(body) => body,
+            Err(limit @ McpError::Limit(_)) => return limit,
+            Err(_) => String::new(),
+        };
+        let rpc = self.parse(exchange, &body).ok().and_then(|msgs| {
             msgs.into_iter().find_map(|m| match m {
                 Message::Error { error, .. } => Some(Box::new(error)),
                 _ => None,
             })
         });
         McpError::Http { status, body, rpc, www_authenticate }
+    }
+
+    /// Reads JSON-RPC text from the server (the answer of `exchange`): its nesting checked first
+    /// (`Limits::json_depth`).
+    pub(super) fn parse(&self, exchange: u64, text: &str) -> Result<Vec<Message>, McpError> {
+        check_json_depth(text, self.config.limits.json_depth).map_err(|limit| self.refused_stream(exchange, limit))?;
+        Message::parse_all(text).map_err(|e| McpError::Decode { reason: e.to_string(), raw: text.to_owned() })
     }
 
     /// POSTs one message (C-01, C-02) and classifies the answer.
@@ -245,12 +269,16 @@ impl<P: Platform> McpClient<P> {
             "text/event-stream" => Ok(PostReply::Stream { exchange, body: resp.body }),
             "application/json" => {
                 let text = self.read_body(exchange, resp.body, started).await?;
-                let messages = Message::parse_all(&text)
-                    .map_err(|e| McpError::Decode { reason: e.to_string(), raw: text.clone() })?;
+                let messages = self.parse(exchange, &text)?;
                 for m in &messages {
                     self.tracer.emit(
                         self.peer(),
-                        TraceKind::Rpc { direction: Direction::In, exchange: Some(exchange), message: m.clone() },
+                        TraceKind::Rpc {
+                            direction: Direction::In,
+                            exchange: Some(exchange),
+                            message: m.clone(),
+                            dropped: None,
+                        },
                     );
                 }
                 Ok(PostReply::Json { exchange, messages })

@@ -128,7 +128,7 @@ fn insert_server_steps(story: &mut ToolStory, peer: &Peer, id: &RequestId, event
     let mine = || events.iter().filter(move |e| &e.peer == peer);
     let mut exchanges = Vec::new();
     for e in mine() {
-        if let TraceKind::Rpc { direction, exchange, message } = &e.kind
+        if let TraceKind::Rpc { direction, exchange, message, .. } = &e.kind
             && message.id() == Some(id)
         {
             story.rpc.push(message.clone());

@@ -133,6 +133,11 @@ pub enum TraceKind {
         headers: Headers,
         elapsed_ms: f64,
     },
+    /// The request followed a redirect: the answer came from `to`, not from the URL asked.
+    Redirected {
+        exchange: u64,
+        to: String,
+    },
     /// The whole body of a non-streamed response.
     HttpBody {
         exchange: u64,
@@ -151,6 +156,12 @@ pub enum TraceKind {
         elapsed_ms: f64,
         clean: bool,
     },
+    /// The page stopped reading an answer at one of its limits (`engine::limits`): the rest
+    /// was not read, and the request was aborted.
+    LimitReached {
+        exchange: u64,
+        limit: crate::engine::limits::LimitExceeded,
+    },
     /// The request got no HTTP answer.
     HttpFailed {
         exchange: u64,
@@ -162,6 +173,16 @@ pub enum TraceKind {
         direction: Direction,
         exchange: Option<u64>,
         message: Message,
+        /// Set when the trace dropped the message's payload (params, result, error data) to stay
+        /// within its memory limit: how many bytes it held (`budget.rs`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        dropped: Option<u64>,
+    },
+    /// A body or stream event whose text the trace dropped to stay within its memory limit
+    /// (`budget.rs`): how many bytes it held.
+    DetailDropped {
+        exchange: u64,
+        bytes: u64,
     },
     /// How a JSON-RPC request we sent ended, whichever layer decided it.
     RpcOutcome {

@@ -5,6 +5,7 @@
 //! secret value (the API key, custom header values) is masked wherever it appears, bodies and
 //! URLs included.
 
+pub mod budget;
 mod event;
 
 pub use event::{
@@ -146,9 +147,12 @@ impl Tracer {
                 HttpResponse { exchange, status, headers: self.mask_headers(headers), elapsed_ms }
             }
             HttpBody { exchange, body, elapsed_ms } => HttpBody { exchange, body: self.mask(&body), elapsed_ms },
+            Redirected { exchange, to } => Redirected { exchange, to: self.mask(&to) },
             SseEvent { exchange, id, event, data } => SseEvent { exchange, id, event, data: self.mask(&data) },
             HttpFailed { exchange, error, elapsed_ms } => HttpFailed { exchange, error: self.mask(&error), elapsed_ms },
-            Rpc { direction, exchange, message } => Rpc { direction, exchange, message: self.mask_message(message) },
+            Rpc { direction, exchange, message, dropped } => {
+                Rpc { direction, exchange, message: self.mask_message(message), dropped }
+            }
             RpcOutcome { id, method, elapsed_ms, failure } => RpcOutcome {
                 id,
                 method,
@@ -199,6 +203,8 @@ impl Tracer {
             Resumed { at, how, edited } => Resumed { at, how, edited: edited.map(|v| self.mask_value(v)) },
             Injected { exchange, fault, detail } => Injected { exchange, fault, detail: detail.map(|d| self.mask(&d)) },
             other @ (HttpStreamEnd { .. }
+            | LimitReached { .. }
+            | DetailDropped { .. }
             | Phase { .. }
             | ToolsAggregated { .. }
             | Route { .. }
@@ -256,12 +262,18 @@ mod tests {
                 direction: Direction::In,
                 exchange: Some(1),
                 message: Message::Response { id: crate::protocol::jsonrpc::RequestId::Number(1), result: echo },
+                dropped: None,
             },
         );
         let error = ErrorObject::new(crate::protocol::jsonrpc::ErrorCode(-1), "bad key tok-abcdef");
         tracer.emit(
             Peer::Server("s".into()),
-            TraceKind::Rpc { direction: Direction::In, exchange: Some(2), message: Message::Error { id: None, error } },
+            TraceKind::Rpc {
+                direction: Direction::In,
+                exchange: Some(2),
+                message: Message::Error { id: None, error },
+                dropped: None,
+            },
         );
         let dump = format!("{:?}", events.borrow());
         assert!(!dump.contains("sk-ant-secret-123"), "{dump}");

@@ -4,6 +4,10 @@
 //! [`StreamEvent`]; unknown events and deltas become `Unknown`, and a block's start is
 //! kept as the JSON that came, so block types this client does not know go back verbatim.
 
+// Text from outside the page is read here: no slicing by byte index, no indexing that can
+// panic (a panic aborts the wasm and kills the page; docs/security.md).
+#![deny(clippy::string_slice, clippy::indexing_slicing)]
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -176,6 +180,7 @@ impl Usage {
 }
 
 #[cfg(test)]
+#[allow(clippy::indexing_slicing, clippy::string_slice)]
 mod tests {
     use super::*;
     use serde_json::json;

@@ -173,16 +173,18 @@ impl Timeline {
             TraceKind::HttpRequest { exchange, method, url, body, summary, .. } => {
                 self.on_http_request(e, lane, *exchange, *method, url, body.is_some(), summary.as_deref())
             }
-            TraceKind::Rpc { direction, exchange, message } => {
+            TraceKind::Rpc { direction, exchange, message, .. } => {
                 Some(self.on_rpc(e, lane, *direction, *exchange, message))
             }
             TraceKind::HttpResponse { exchange, status, headers, elapsed_ms } => {
                 self.on_http_response(e, lane, *exchange, *status, headers, *elapsed_ms)
             }
-            TraceKind::HttpBody { exchange, .. } | TraceKind::HttpStreamEnd { exchange, .. } => {
-                self.on_body(e, *exchange)
-            }
+            TraceKind::Redirected { exchange, to } => self.on_redirected(e, lane, *exchange, to),
+            TraceKind::HttpBody { exchange, .. }
+            | TraceKind::HttpStreamEnd { exchange, .. }
+            | TraceKind::DetailDropped { exchange, .. } => self.on_body(e, *exchange),
             TraceKind::SseEvent { exchange, .. } => self.on_sse(e, &lane, *exchange),
+            TraceKind::LimitReached { exchange, limit } => Some(self.on_limit(e, lane, *exchange, limit)),
             TraceKind::HttpFailed { exchange, error, elapsed_ms } => {
                 Some(self.on_http_failed(e, lane, *exchange, error, *elapsed_ms))
             }

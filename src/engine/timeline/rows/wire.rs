@@ -173,6 +173,17 @@ impl Timeline {
         }
     }
 
+    /// A redirect the request followed: a row of its own, so the final address is in view.
+    pub(super) fn on_redirected(&mut self, e: &TraceEvent, lane: Lane, exchange: u64, to: &str) -> Option<usize> {
+        let req = self.exchanges.get(&exchange)?.request;
+        let row = self.add(e, RowKind::Note { lane }, "followed a redirect", format!("to {}", short(to, 80)));
+        self.badge(row, BadgeKind::Info, "redirect", false);
+        if let Some(req) = req {
+            self.for_tool(row, self.rows[req].tool_use_id.clone());
+        }
+        Some(row)
+    }
+
     /// The row a part of a response belongs to: its own row, else its request's.
     pub(super) fn response_row(&self, exchange: u64) -> Option<usize> {
         self.exchanges.get(&exchange).and_then(|x| x.response.or(x.request))
@@ -219,6 +230,32 @@ impl Timeline {
         };
         self.attach(row, e.seq);
         self.badge(row, BadgeKind::Network, "network", true);
+        row
+    }
+
+    /// The page stopped reading an answer at a limit: on the answer's row (or a row of its own
+    /// when nothing of it was drawn yet), marked as the client's refusal.
+    pub(super) fn on_limit(
+        &mut self,
+        e: &TraceEvent,
+        lane: Lane,
+        exchange: u64,
+        limit: &crate::engine::limits::LimitExceeded,
+    ) -> usize {
+        let (req, resp) = self.exchanges.get(&exchange).map_or((None, None), |x| (x.request, x.response));
+        let row = match resp {
+            Some(r) => r,
+            None => {
+                let row = self.add(e, arrow(lane, Lane::Client), "✕ answer refused", short(&limit.to_string(), 80));
+                if let Some(req) = req {
+                    self.for_tool(row, self.rows[req].tool_use_id.clone());
+                    self.badge(req, BadgeKind::Failure, "limit", true);
+                }
+                row
+            }
+        };
+        self.attach(row, e.seq);
+        self.badge(row, BadgeKind::Failure, limit.limit.name(), true);
         row
     }
 
