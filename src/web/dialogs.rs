@@ -9,22 +9,27 @@ use serde_json::{Map, Value};
 use super::schema_form::SchemaForm;
 use super::state::{Answer, Dialog, DialogKind, use_services};
 use super::widgets::{Code, pretty};
+use crate::engine::agent::AskWhy;
 use crate::engine::agent::sampling;
 use crate::engine::cancel::CancelToken;
 use crate::engine::form::Form;
 use crate::protocol::mcp::{CreateMessageParams, ElicitAction, ElicitResult};
 
 #[component]
-fn Approval(id: u64, tool: String, target: String, input: Value) -> impl IntoView {
+fn Approval(id: u64, tool: String, target: String, input: Value, why: AskWhy) -> impl IntoView {
     let svc = use_services();
+    let who = if svc.settings.data.with_untracked(|d| d.demo) { "The demo model" } else { "Claude" };
+    // A stranger's call: Enter must not run it; the safer answer has the focus.
+    let deny_first = why.stranger;
     view! {
         <h3 id=format!("dialog-{id}-title")>"Run this tool call?"</h3>
-        <p>"Claude asks for "<code>{tool}</code>", which goes to "{target}"."</p>
+        <p class="warn">{why.reason}</p>
+        <p>{who}" asks for "<code>{tool}</code>", which goes to "{target}"."</p>
         <Code text=pretty(&input) label="Arguments"/>
         <p class="hint">"Tool descriptions and annotations come from the server and are not guarantees."</p>
         <div class="dialog-actions">
-            <button type="button" class="primary" autofocus on:click=move |_| svc.dialogs.answer(id, Answer::Approve(true))>"Allow"</button>
-            <button type="button" class="danger" on:click=move |_| svc.dialogs.answer(id, Answer::Approve(false))>"Deny"</button>
+            <button type="button" class="primary" autofocus=!deny_first on:click=move |_| svc.dialogs.answer(id, Answer::Approve(true))>"Allow"</button>
+            <button type="button" class="danger" autofocus=deny_first on:click=move |_| svc.dialogs.answer(id, Answer::Approve(false))>"Deny"</button>
         </div>
     }
 }
@@ -155,7 +160,9 @@ pub fn Dialogs() -> impl IntoView {
             }
         };
         let body = match kind {
-            DialogKind::Approval { tool, target, input } => view! { <Approval id tool target input/> }.into_any(),
+            DialogKind::Approval { tool, target, input, why } => {
+                view! { <Approval id tool target input why/> }.into_any()
+            }
             DialogKind::Sampling { server, params } => view! { <Sampling id server params/> }.into_any(),
             DialogKind::Elicitation { server, params } => {
                 let schema = params.requested_schema.clone().unwrap_or(Value::Object(Map::new()));

@@ -6,9 +6,12 @@ use futures::StreamExt;
 use js_sys::{Promise, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortController, ReadableStreamDefaultReader, RequestInit, RequestMode};
+use web_sys::{
+    AbortController, ReadableStreamDefaultReader, RequestCredentials, RequestInit, RequestMode, RequestRedirect,
+    ResponseType,
+};
 
-use crate::engine::platform::{Headers, HttpRequest, HttpResponse, NetworkError, Platform};
+use crate::engine::platform::{Headers, HttpRequest, HttpResponse, NetworkError, Platform, Redirects};
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Browser;
@@ -52,12 +55,24 @@ impl Platform for Browser {
         init.set_method(req.method.as_str());
         init.set_headers(&headers);
         init.set_mode(RequestMode::Cors);
+        // No cookies to strangers: credentials are what the user typed, and go only where asked.
+        init.set_credentials(RequestCredentials::Omit);
+        // A request carrying a secret never follows a redirect: with "manual" the browser hands
+        // back an opaque answer instead (without saying where it pointed).
+        init.set_redirect(match req.redirects {
+            Redirects::Follow => RequestRedirect::Follow,
+            Redirects::Refuse => RequestRedirect::Manual,
+        });
         init.set_signal(Some(&controller.signal()));
         if let Some(body) = &req.body {
             init.set_body(&JsValue::from_str(body));
         }
         let response: web_sys::Response =
             JsFuture::from(window().fetch_with_str_and_init(&req.url, &init)).await.map_err(describe)?.unchecked_into();
+        if response.type_() == ResponseType::Opaqueredirect {
+            return Err(NetworkError::redirect_refused());
+        }
+        let final_url = response.redirected().then(|| response.url());
 
         let mut out = Headers::new();
         if let Ok(Some(entries)) = js_sys::try_iter(&response.headers()) {
@@ -91,7 +106,7 @@ impl Platform for Browser {
                 .boxed_local()
             }
         };
-        Ok(HttpResponse { status, headers: out, body })
+        Ok(HttpResponse { status, headers: out, body, final_url })
     }
 
     async fn answers(&self, url: &str) -> Option<bool> {
@@ -104,6 +119,7 @@ impl Platform for Browser {
         let init = RequestInit::new();
         init.set_method("GET");
         init.set_mode(RequestMode::NoCors);
+        init.set_credentials(RequestCredentials::Omit);
         Some(JsFuture::from(window().fetch_with_str_and_init(url, &init)).await.is_ok())
     }
 

@@ -5,6 +5,7 @@ use leptos::prelude::*;
 
 use super::state::{SettingsData, use_services};
 use crate::engine::claude::{MODEL_SUGGESTIONS, ToolChoiceMode};
+use crate::engine::limits::{Limits, Setting};
 use crate::engine::settings::{MAX_ROUNDS_RANGE, MAX_TOKENS_RANGE, bounded};
 
 /// This page's address with `?demo`: it opens with the demo model and the demo server.
@@ -64,6 +65,7 @@ pub fn SettingsPanel() -> impl IntoView {
                 </label>
                 <Show when=move || data.with(|d| d.remember_key)>
                     <p class="warn">"Stored unencrypted in this browser's localStorage: anyone with this profile can read it."</p>
+                    {shared_origin().map(|w| view! { <p class="warn" role="alert">{w}</p> })}
                 </Show>
                 <button type="button" class="link" on:click=move |_| settings.forget_key()
                     prop:disabled=move || settings.api_key.with(String::is_empty) && !data.with(|d| d.remember_key)>
@@ -135,6 +137,44 @@ pub fn SettingsPanel() -> impl IntoView {
                     "Teaching: leave out the tool_result next turn (see the API's 400)"
                 </label>
             </details>
+            <LimitsSettings/>
         </section>
+    }
+}
+
+/// Whether this page shares its origin with other sites (a project page on github.io): then
+/// remembering the key there hands it to all of them.
+fn shared_origin() -> Option<String> {
+    crate::engine::hosting::shared_origin(&location().href().unwrap_or_default())
+}
+
+/// What a server, a lesson or a file may make the page read or do (`engine::limits`).
+#[component]
+fn LimitsSettings() -> impl IntoView {
+    let settings = use_services().settings;
+    let data = settings.data;
+    view! {
+        <details class="more">
+            <summary>"Limits"</summary>
+            <p class="hint">"How much a server, an authorization server, a lesson or a session file may make this page \
+                read or do. Past a limit the page stops reading, says which limit, and goes on."</p>
+            {Setting::ALL.map(|s| {
+                let (lo, hi) = s.range();
+                view! {
+                    <div class="field inline">
+                        <label for=s.id()>{s.label()}</label>
+                        <input id=s.id() type="number" min=lo max=hi
+                            prop:value=move || data.with(|d| s.get(&d.limits).to_string())
+                            on:change=move |ev| {
+                                let text = event_target_value(&ev);
+                                settings.update(|d| { s.set(&mut d.limits, &text); });
+                            }/>
+                    </div>
+                }
+            }).collect_view()}
+            <button type="button" class="link" on:click=move |_| settings.update(|d| d.limits = Limits::default())>
+                "Back to the defaults"
+            </button>
+        </details>
     }
 }

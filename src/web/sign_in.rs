@@ -1,9 +1,14 @@
-//! The browser's part of OAuth: the authorization server's sign-in page in a popup, and the way
-//! back. The page it redirects to, `auth-callback.html` (shipped next to `index.html`), hands
-//! the URL it was opened with back to this page, by `postMessage` to its opener (same origin
-//! only) and on a `BroadcastChannel` (which still works when the sign-in page's
-//! Cross-Origin-Opener-Policy cut the popup off from its opener). Nothing here reads the URL:
-//! the engine checks `state` and `iss` and takes the code.
+//! The browser's part of OAuth: the authorization server's sign-in page in a window of its own,
+//! and the way back.
+//!
+//! Nothing opens by itself: when a sign-in is needed the card names the host it leads to (and
+//! warns when that is not the authorization server the MCP server named), and the window opens
+//! only from the user's click. It opens with `noopener`, so the sign-in page (a stranger's) can
+//! never reach this page through `window.opener`. The page it redirects to,
+//! `auth-callback.html` (shipped next to `index.html`), hands the URL it was opened with back on
+//! a `BroadcastChannel`, which only pages of this origin share; this page takes it only from
+//! its own origin, only for the callback address, and only for a `state` it is waiting for.
+//! Nothing here reads the URL further: the engine checks `state` and `iss` and takes the code.
 
 use futures::FutureExt;
 use futures::channel::oneshot;
@@ -14,8 +19,8 @@ use std::collections::HashMap;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
 
-use crate::engine::auth::UserAgent;
 use crate::engine::auth::url::query_of;
+use crate::engine::auth::{SignInPage, UserAgent};
 use crate::engine::encoding::form_decode;
 use crate::web::state::ServerEntry;
 
@@ -28,22 +33,15 @@ const CHANNEL: &str = "loopscope-auth";
 pub enum Popup {
     #[default]
     None,
-    Open,
-    /// The browser refused to open it: the user opens it with a click.
-    Blocked,
-    /// It is gone (closed, or cut off from this page by the sign-in page's COOP): the way back
-    /// may still come, on the broadcast channel.
-    Closed,
-}
-
-struct Waiting {
-    reply: oneshot::Sender<String>,
-    window: Option<web_sys::Window>,
+    /// The sign-in page is ready: the card shows where it leads, and waits for the click.
+    Ready,
+    /// The user opened it: the card waits for the way back (or Cancel).
+    Opened,
 }
 
 thread_local! {
     /// Sign-ins waiting for their way back, by `state`.
-    static WAITING: RefCell<HashMap<String, Waiting>> = RefCell::default();
+    static WAITING: RefCell<HashMap<String, oneshot::Sender<String>>> = RefCell::default();
     static LISTENING: Cell<bool> = const { Cell::new(false) };
 }
 
@@ -51,7 +49,7 @@ thread_local! {
 pub fn redirect_uri() -> String {
     let href = location().href().unwrap_or_default();
     let base = href.split(['?', '#']).next().unwrap_or_default();
-    let folder = base.rfind('/').map_or(base, |i| &base[..=i]);
+    let folder = base.rfind('/').and_then(|i| base.get(..=i)).unwrap_or(base);
     format!("{folder}auth-callback.html")
 }
 
@@ -59,15 +57,16 @@ fn state_of(url: &str) -> String {
     form_decode(query_of(url)).into_iter().find(|(k, _)| k == "state").map(|(_, v)| v).unwrap_or_default()
 }
 
-/// A URL came back: the sign-in waiting for its `state` gets it (and its window is closed, in
-/// case the callback page could not close itself). Unknown states are dropped.
+/// A URL came back: the sign-in waiting for its `state` gets it. Anything else is dropped: an
+/// address other than this page's callback, or a state nobody waits for.
 fn deliver(url: String) {
-    let waiting = WAITING.with(|w| w.borrow_mut().remove(&state_of(&url)));
-    if let Some(w) = waiting {
-        if let Some(window) = &w.window {
-            let _ = window.close();
-        }
-        let _ = w.reply.send(url);
+    let callback = redirect_uri();
+    let ours = url.strip_prefix(&callback).is_some_and(|rest| rest.starts_with('?') || rest.starts_with('#'));
+    if !ours {
+        return;
+    }
+    if let Some(reply) = WAITING.with(|w| w.borrow_mut().remove(&state_of(&url))) {
+        let _ = reply.send(url);
     }
 }
 
@@ -76,25 +75,18 @@ fn url_in(data: &wasm_bindgen::JsValue) -> Option<String> {
     (get("type").as_deref() == Some(MESSAGE_TYPE)).then(|| get("url")).flatten()
 }
 
-/// Listens, once per page, for the callback page on both ways back.
+/// Listens, once per page, on the channel the callback page answers on.
 fn listen() {
     if LISTENING.with(|l| l.replace(true)) {
         return;
     }
     let own_origin = location().origin().unwrap_or_default();
-    let on_message = Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
-        // Only a page of this origin may answer (the callback page is one).
-        if e.origin() == own_origin
-            && let Some(url) = url_in(&e.data())
-        {
-            deliver(url);
-        }
-    });
-    let _ = window().add_event_listener_with_callback("message", on_message.as_ref().unchecked_ref());
-    on_message.forget();
     if let Ok(channel) = web_sys::BroadcastChannel::new(CHANNEL) {
         let on_broadcast = Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
-            if let Some(url) = url_in(&e.data()) {
+            // A channel is shared by this origin's pages only; the origin is checked anyway.
+            if e.origin() == own_origin
+                && let Some(url) = url_in(&e.data())
+            {
                 deliver(url);
             }
         });
@@ -104,66 +96,39 @@ fn listen() {
     }
 }
 
-/// Opens the sign-in page in a popup named after its sign-in: opening it again shows the same
-/// window, and a new sign-in never lands in an old one.
-fn open_window(url: &str) -> Option<web_sys::Window> {
-    let name = format!("loopscope-sign-in-{}", state_of(url));
-    window().open_with_url_and_target_and_features(url, &name, "popup,width=560,height=720").ok().flatten()
+/// Opens the sign-in page, from the user's click: `noopener` (no way back into this page), as
+/// a popup named after its sign-in, so opening it again shows the same window.
+pub fn open(page: &SignInPage, entry: &ServerEntry) {
+    let name = format!("loopscope-sign-in-{}", state_of(&page.url.href()));
+    let _ = window().open_with_url_and_target_and_features(
+        &page.url.href(),
+        &name,
+        "popup,noopener,noreferrer,width=560,height=720",
+    );
+    entry.update(|d| d.popup = Popup::Opened);
 }
 
-/// Opens the sign-in window again, from a click (which browsers let open a popup).
-pub fn reopen(url: &str, entry: &ServerEntry) {
-    let opened = open_window(url);
-    entry.update(|d| d.popup = if opened.is_some() { Popup::Open } else { Popup::Blocked });
-    WAITING.with(|w| {
-        if let Some(waiting) = w.borrow_mut().get_mut(&state_of(url)) {
-            waiting.window = opened;
-        }
-    });
+/// Gives up waiting for the sign-in to `page` (the user pressed Cancel).
+pub fn cancel(page: &SignInPage) {
+    WAITING.with(|w| w.borrow_mut().remove(&state_of(&page.url.href())));
 }
 
-/// Gives up waiting for the sign-in of `url` (the user pressed Cancel).
-pub fn cancel(url: &str) {
-    WAITING.with(|w| w.borrow_mut().remove(&state_of(url)));
-}
-
-/// The page's user agent for one server: a popup, watched until the way back comes.
+/// The page's user agent for one server: the sign-in page when the user opens it, watched until
+/// the way back comes.
 pub struct PopupAgent {
     pub entry: ServerEntry,
 }
 
 impl UserAgent for PopupAgent {
-    fn sign_in(&self, url: &str) -> LocalBoxFuture<'static, Result<String, String>> {
+    fn sign_in(&self, page: &SignInPage) -> LocalBoxFuture<'static, Result<String, String>> {
         listen();
         let (reply, back) = oneshot::channel();
-        let state = state_of(url);
-        let window = open_window(url);
+        WAITING.with(|w| w.borrow_mut().insert(state_of(&page.url.href()), reply));
         let entry = self.entry.clone();
-        entry.update(|d| d.popup = if window.is_some() { Popup::Open } else { Popup::Blocked });
-        WAITING.with(|w| w.borrow_mut().insert(state.clone(), Waiting { reply, window }));
-        let platform = crate::web::platform::Browser;
+        entry.update(|d| d.popup = Popup::Ready);
         async move {
-            let watch = async {
-                // Bounded by the sign-in itself: the loop ends when the way back comes or the user
-                // cancels (then `back` resolves and this future is dropped).
-                loop {
-                    crate::engine::platform::Platform::sleep(&platform, 500).await;
-                    let closed = WAITING.with(|w| {
-                        w.borrow().get(&state).and_then(|x| x.window.as_ref().map(|win| win.closed().unwrap_or(true)))
-                    });
-                    if closed == Some(true) && entry.data.with_untracked(|d| d.popup == Popup::Open) {
-                        entry.update(|d| d.popup = Popup::Closed);
-                    }
-                }
-            };
-            let result = match futures::future::select(back, Box::pin(watch)).await {
-                futures::future::Either::Left((r, _)) => r.map_err(|_| "You cancelled the sign-in.".to_owned()),
-                futures::future::Either::Right(((), _)) => Err("The sign-in stopped.".to_owned()),
-            };
+            let result = back.await.map_err(|_| "You cancelled the sign-in.".to_owned());
             entry.update(|d| d.popup = Popup::None);
-            if let Some(w) = WAITING.with(|w| w.borrow_mut().remove(&state)).and_then(|w| w.window) {
-                let _ = w.close();
-            }
             result
         }
         .boxed_local()

@@ -5,9 +5,9 @@
 
 use leptos::prelude::*;
 
-use crate::engine::auth::{AuthStatus, Preregistered, expiry_words};
+use crate::engine::auth::{AuthStatus, Preregistered, SignInPage, expiry_words};
 use crate::engine::platform::Platform;
-use crate::web::sign_in::{Popup, reopen};
+use crate::web::sign_in::{Popup, open};
 use crate::web::state::{ServerEntry, use_services};
 
 /// Whether the card has anything to say about authorization.
@@ -15,28 +15,33 @@ pub fn relevant(entry: &ServerEntry) -> bool {
     entry.data.with(|d| d.auth != AuthStatus::None || d.client.is_some() || d.remember_auth)
 }
 
+/// A sign-in that needs the user: where it leads, before anything opens; the window opens only
+/// from the button.
 #[component]
-fn WaitingForYou(entry: ServerEntry, url: String) -> impl IntoView {
+fn WaitingForYou(entry: ServerEntry, page: SignInPage) -> impl IntoView {
     let svc = use_services();
     let id = StoredValue::new(entry.id.clone());
     let popup = {
         let entry = entry.clone();
         move || entry.data.with(|d| d.popup)
     };
-    let (open_entry, open_url) = (entry.clone(), url.clone());
+    let warning = page.warning();
+    let host = page.host.clone();
+    let opened_host = host.clone();
+    let open_page = StoredValue::new(page);
     view! {
         <div class="auth-waiting" role="status">
-            <p>{move || match popup() {
-                Popup::Blocked => "Your browser blocked the sign-in window. Open it with the button: the authorization \
-                    server's page asks you to sign in and to allow Loopscope in.",
-                Popup::Closed => "The sign-in window is gone before the sign-in came back (closed, or the sign-in page \
-                    cut it off from this page). Open it again, or cancel.",
-                _ => "Your turn: sign in in the window that opened (the authorization server's own page). \
-                    Loopscope waits for it to send you back.",
+            <p>{move || if popup() == Popup::Opened {
+                format!("Your turn: sign in on {opened_host}, in the window that opened. Loopscope waits for it to send \
+                    you back.")
+            } else {
+                "This server wants you to sign in. The sign-in page opens in a window of its own, at:".to_owned()
             }}</p>
+            <p class="sign-in-host"><strong>{host}</strong></p>
+            {warning.map(|w| view! { <p class="warn">{w}</p> })}
             <div class="card-actions">
-                <button type="button" class="primary" on:click=move |_| reopen(&open_url, &open_entry)>
-                    {move || if popup() == Popup::Open { "Show the sign-in window" } else { "Open the sign-in window" }}
+                <button type="button" class="primary" on:click=move |_| open_page.with_value(|p| open(p, &entry))>
+                    {move || if popup() == Popup::Opened { "Open the sign-in page again" } else { "Open the sign-in page" }}
                 </button>
                 <button type="button" on:click=move |_| svc.cancel_sign_in(&id.get_value())>"Cancel sign-in"</button>
             </div>
@@ -126,7 +131,7 @@ pub fn AuthSection(entry: ServerEntry) -> impl IntoView {
                 AuthStatus::Working => view! {
                     <p class="muted" role="status">"Getting authorization: every step is on the timeline's Authorization lane."</p>
                 }.into_any(),
-                AuthStatus::WaitingForUser { url } => view! { <WaitingForYou entry=wait_entry.clone() url/> }.into_any(),
+                AuthStatus::WaitingForUser { page } => view! { <WaitingForYou entry=wait_entry.clone() page/> }.into_any(),
                 AuthStatus::SignedIn { issuer, scopes, expires_at_ms, refreshable, client } => {
                     let expires = expiry_words(expires_at_ms, svc.runtime(|r| r.platform.now_ms()));
                     view! {

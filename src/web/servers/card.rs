@@ -5,8 +5,8 @@
 use leptos::prelude::*;
 
 use super::auth::{AuthSection, relevant};
+use super::credential_pairs;
 use super::explore::{LogTab, PromptsTab, ResourcesTab};
-use super::parse_headers;
 use super::tools::{LocalTools, ToolsTab};
 use crate::engine::faults::Target;
 use crate::engine::mcp::{Connection, RevisionChoice};
@@ -55,17 +55,14 @@ fn dot_class(c: &Connection) -> &'static str {
 fn HeadersAgain(entry: ServerEntry) -> impl IntoView {
     let svc = use_services();
     let names = entry.data.with_untracked(|d| d.header_names.clone());
-    let text = RwSignal::new(names.iter().map(|n| format!("{n}: ")).collect::<Vec<_>>().join("\n"));
+    let text = RwSignal::new(crate::engine::server_address::blank_lines(&names));
     let remember = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
     let id = entry.id.clone();
     let field = format!("server-{id}-headers-again");
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        match parse_headers(&text.get_untracked()) {
-            Ok(h) if h.iter().any(|(_, v)| v.is_empty()) => {
-                error.set(Some("Give every header a value (or remove its line).".into()))
-            }
+        match credential_pairs(&text.get_untracked(), true) {
             Ok(h) => {
                 error.set(None);
                 entry.update(|d| d.remember_headers = remember.get_untracked() && !h.is_empty());
@@ -125,6 +122,7 @@ pub fn ServerCard(entry: ServerEntry) -> impl IntoView {
                 <Disclosure open=open what="details"/>
             </header>
             <p class="server-url">{entry.url.clone()}</p>
+            {data.with_untracked(|d| d.address_warning.clone()).map(|w| view! { <p class="warn">{w}</p> })}
             <Show when=missing>
                 <HeadersAgain entry=again.clone()/>
             </Show>
@@ -198,6 +196,10 @@ pub fn ServerCard(entry: ServerEntry) -> impl IntoView {
                     <button type="button" class="danger" on:click=move |_| svc.remove_server(sid.get_value())>"Remove"</button>
                 </div>
                 <Show when=usable>
+                    {move || data.with(|d| d.list_failures.clone()).into_iter().map(|(what, failure)| view! {
+                        <p class="list-failed">{format!("{what} failed:")}</p>
+                        <FailureBox failure/>
+                    }).collect_view()}
                     <div class="tabs" role="tablist" aria-label="Explore this server">
                         {[(Tab::Tools, "Tools"), (Tab::Resources, "Resources"), (Tab::Prompts, "Prompts"), (Tab::Log, "Log"), (Tab::Faults, "Faults")]
                             .into_iter()

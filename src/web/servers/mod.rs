@@ -10,25 +10,14 @@ use leptos::prelude::*;
 
 use super::state::use_services;
 use crate::engine::demo::DEMO_SERVER_URL;
+use crate::engine::server_address::{self, Credential};
 
-/// "Name: value" lines → header pairs; a line without a colon is reported.
-pub(super) fn parse_headers(text: &str) -> Result<Vec<(String, String)>, String> {
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() {
-            continue;
-        }
-        let Some((name, value)) = line.split_once(':') else {
-            return Err(format!("Header line {} has no \"Name: value\" colon", i + 1));
-        };
-        let name = name.trim();
-        if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
-            return Err(format!("\"{name}\" is not a valid header name"));
-        }
-        out.push((name.to_owned(), value.trim().to_owned()));
-    }
-    Ok(out)
+/// Credentials lines (`Name: value`, `?name: value` for a query parameter) as the page keeps
+/// them: (line name, value) pairs.
+pub(super) fn credential_pairs(text: &str, values_required: bool) -> Result<Vec<(String, String)>, String> {
+    server_address::parse_lines(text, values_required)
+        .map(|c| c.iter().map(Credential::to_pair).collect())
+        .map_err(|e| e.to_string())
 }
 
 #[component]
@@ -39,24 +28,29 @@ pub fn ServersPanel() -> impl IntoView {
     let headers = RwSignal::new(String::new());
     let remember = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
+    // What the last add moved out of the address (a key in the query, a password), said once.
+    let moved = RwSignal::new(None::<String>);
     let add = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        let u = url.get_untracked().trim().to_owned();
-        if !(u.starts_with("http://") || u.starts_with("https://")) {
-            error.set(Some(
-                "Enter the server's Streamable HTTP endpoint, starting with http:// or https:// (often …/mcp).".into(),
-            ));
-            return;
-        }
-        if let Some(conflict) = svc.servers.conflict(&u, &label.get_untracked()) {
+        // The engine reads the address: the URL policy, and secrets moved out of it.
+        let address = match server_address::prepare(&url.get_untracked()) {
+            Ok(a) => a,
+            Err(e) => {
+                error.set(Some(e.to_string()));
+                return;
+            }
+        };
+        if let Some(conflict) = svc.servers.conflict(&address.url, &label.get_untracked()) {
             error.set(Some(conflict));
             return;
         }
-        match parse_headers(&headers.get_untracked()) {
+        match credential_pairs(&headers.get_untracked(), false) {
             Err(e) => error.set(Some(e)),
-            Ok(h) => {
+            Ok(mut pairs) => {
                 error.set(None);
-                svc.add_server(u, label.get_untracked(), h, remember.get_untracked());
+                pairs.extend(address.moved.iter().map(Credential::to_pair));
+                moved.set(address.moved_note());
+                svc.add_server(address.url, label.get_untracked(), pairs, remember.get_untracked());
                 url.set(String::new());
                 label.set(String::new());
                 headers.set(String::new());
@@ -84,7 +78,7 @@ pub fn ServersPanel() -> impl IntoView {
                             prop:value=move || label.get() on:input=move |ev| label.set(event_target_value(&ev))/>
                     </div>
                     <div class="field">
-                        <label for="server-headers">"Headers, one per line"</label>
+                        <label for="server-headers">"Headers, one per line ("<code>"?name: value"</code>" for a query parameter)"</label>
                         <textarea id="server-headers" rows="2" spellcheck="false" placeholder="Authorization: Bearer …"
                             prop:value=move || headers.get() on:input=move |ev| headers.set(event_target_value(&ev))></textarea>
                         <span class="hint">"Kept in memory only unless you tick below; always masked in the timeline."</span>
@@ -100,6 +94,7 @@ pub fn ServersPanel() -> impl IntoView {
                 </details>
                 <button type="submit" class="primary">"Connect"</button>
                 {move || error.get().map(|e| view! { <p class="form-error" role="alert">{e}</p> })}
+                {move || moved.get().map(|m| view! { <p class="hint" role="status">{m}</p> })}
             </form>
             <Show when=move || !has_demo()>
                 <p class="demo-server">
@@ -116,17 +111,5 @@ pub fn ServersPanel() -> impl IntoView {
                 </For>
             </ul>
         </section>
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_headers;
-
-    #[test]
-    fn headers_parse_or_say_why() {
-        assert_eq!(parse_headers("Authorization: Bearer a:b\n\nX-Team: 7").unwrap().len(), 2);
-        assert!(parse_headers("no colon").unwrap_err().contains("line 1"));
-        assert!(parse_headers("Bad Name: x").is_err());
     }
 }

@@ -42,7 +42,9 @@ pub fn ToolsTab(entry: ServerEntry) -> impl IntoView {
     let id = entry.id.clone();
     let data = entry.data;
     let tools = Memo::new(move |_| data.with(|d| d.tools.clone()));
+    let failed = move || data.with(|d| d.list_failures.iter().any(|(what, _)| *what == "tools/list"));
     move || match tools.get() {
+        None if failed() => view! { <p class="empty">"No tools: tools/list failed (above)."</p> }.into_any(),
         None => view! { <p class="empty">"No tools listed (the server did not declare tools)."</p> }.into_any(),
         Some(list) => {
             let excluded = list.excluded.clone();

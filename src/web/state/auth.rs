@@ -26,14 +26,10 @@ pub(super) async fn check_metadata_document(platform: &Rc<PagePlatform>) {
         return;
     }
     let url = sign_in::redirect_uri().replace("auth-callback.html", "client-metadata.json");
-    let request = crate::engine::platform::HttpRequest {
-        method: crate::engine::platform::Method::Get,
-        url: url.clone(),
-        headers: Default::default(),
-        body: None,
-    };
+    let request = crate::engine::platform::HttpRequest::get(url.clone());
     let Ok(response) = crate::engine::platform::Platform::send(platform, request).await else { return };
-    let Ok(text) = crate::engine::platform::read_text(response.body).await else { return };
+    let max = crate::engine::limits::Limits::default().body_bytes;
+    let Ok(text) = crate::engine::limits::read_text(response.body, max).await else { return };
     let Ok(doc) = serde_json::from_str::<serde_json::Value>(&text) else { return };
     let names_itself = doc.get("client_id").and_then(|v| v.as_str()) == Some(url.as_str());
     let redirect = sign_in::redirect_uri();
@@ -58,6 +54,7 @@ impl Services {
             redirect_uri: sign_in::redirect_uri(),
             metadata_document: METADATA_DOCUMENT.with(|m| m.borrow().clone()),
             preregistered: entry.data.with_untracked(|d| d.client.clone()),
+            limits: self.settings.data.with_untracked(|d| d.limits),
         };
         let agent = Rc::new(PopupAgent { entry: entry.clone() });
         let svc = *self;
@@ -105,9 +102,9 @@ impl Services {
     /// Gives up a sign-in that waits for the user.
     pub fn cancel_sign_in(&self, id: &str) {
         if let Some(entry) = self.servers.entry(id)
-            && let AuthStatus::WaitingForUser { url } = entry.data.with_untracked(|d| d.auth.clone())
+            && let AuthStatus::WaitingForUser { page } = entry.data.with_untracked(|d| d.auth.clone())
         {
-            sign_in::cancel(&url);
+            sign_in::cancel(&page);
         }
     }
 

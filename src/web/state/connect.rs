@@ -19,6 +19,7 @@ use crate::engine::mcp::{
     Connection, ElicitationHandler, Handlers, ListKind, ListenEnd, McpClient, McpError, RequestOptions, RevisionChoice,
     SamplingHandler, ServerConfig, ServerNotification, local_network_hint,
 };
+use crate::engine::server_address::{self, Credential};
 use crate::protocol::jsonrpc::{ErrorCode, ErrorObject};
 use crate::protocol::mcp::ServerCapability;
 use crate::protocol::mcp::{CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult};
@@ -119,11 +120,22 @@ impl Services {
     /// Restores the saved servers. Those saved with headers that were not remembered wait for
     /// the user to enter them again; the others connect.
     pub(super) fn restore_servers(&self) {
-        for saved in super::servers::Servers::saved() {
+        for mut saved in super::servers::Servers::saved() {
             let id = self.servers.next_id();
             let mut names = saved.header_names.clone();
             if names.is_empty() && saved.had_headers {
                 names.push("Authorization".into());
+            }
+            // Saved by an earlier version with a secret in the address: it moves out now, and the
+            // next save writes the address without it.
+            let remembered = !saved.headers.is_empty();
+            let mut moved = Vec::new();
+            if let Ok(address) = server_address::prepare(&saved.url)
+                && !address.moved.is_empty()
+            {
+                saved.url = address.url;
+                moved = address.moved.iter().map(Credential::to_pair).collect();
+                names.extend(address.moved.iter().map(Credential::line_name));
             }
             let entry = self.servers.push(id.clone(), saved.url.clone(), saved.label.clone(), names.clone());
             entry.update(|d| {
@@ -133,9 +145,11 @@ impl Services {
             if let Some(memory) = saved.auth {
                 self.restore_auth(&entry, memory);
             }
-            if !saved.headers.is_empty() {
+            if remembered {
                 entry.update(|d| d.remember_headers = true);
-                self.connect(id, saved.headers);
+            }
+            if remembered || !moved.is_empty() {
+                self.connect(id, saved.headers.into_iter().chain(moved).collect());
             } else if !names.is_empty() {
                 entry.update(|d| d.headers_missing = true);
             } else {
@@ -165,7 +179,9 @@ impl Services {
             });
         }
         let mut config = ServerConfig::new(id.clone(), url.clone());
-        config.headers = headers.clone();
+        let credentials: Vec<Credential> = headers.iter().map(|(n, v)| Credential::from_pair(n, v)).collect();
+        (config.headers, config.query) = server_address::split(&credentials);
+        config.limits = self.settings.data.with_untracked(|d| d.limits);
         config.revision = entry.data.with_untracked(|d| d.revision);
         let (platform, tracer, faults) = self.runtime(|r| (r.platform.clone(), r.tracer.clone(), r.faults.clone()));
         let auth = self.auth_for(&entry);
@@ -228,8 +244,14 @@ impl Services {
         let opts = RequestOptions::default();
         let caps = client.server_info().map(|i| i.capabilities).unwrap_or_default();
         let now = self.now_ms();
-        let note =
-            |what: &str, e: McpError| entry.push_log("error", format!("{what} failed ({} layer): {e}", e.layer()), now);
+        entry.update(|d| d.list_failures.clear());
+        // A list that failed says so on the card (not only in the log): which request, which
+        // layer, why.
+        let note = |what: &'static str, e: McpError| {
+            entry.push_log("error", format!("{what} failed ({} layer): {e}", e.layer()), now);
+            let failure = e.to_failure();
+            entry.update(|d| d.list_failures.push((what, failure)));
+        };
         if caps.has(ServerCapability::Tools) {
             match client.list_tools(&opts).await {
                 Ok(t) => entry.update(|d| d.tools = Some(t)),

@@ -8,7 +8,7 @@ use std::rc::Rc;
 use super::Services;
 use super::chat::NoticeKind;
 use super::dialogs::{Answer, DialogKind};
-use crate::engine::agent::{Approver, Turn, TurnEnd, approval};
+use crate::engine::agent::{Approver, AskWhy, Consent, Driver, Turn, TurnEnd, approval};
 use crate::engine::cancel::CancelToken;
 use crate::engine::trace::RouteTarget;
 use crate::protocol::claude::{Message, ToolUse};
@@ -125,20 +125,24 @@ impl Conversation {
         let servers = svc.servers.handles();
         let (agent, faults) = svc.runtime(|r| (r.agent.clone(), r.faults.clone()));
         let history = this.history.get_value();
-        let approve: Option<Approver> = data.ask_before_tools.then(|| {
-            Rc::new(move |t: &ToolUse, target: &RouteTarget| {
-                let kind =
-                    DialogKind::Approval { tool: t.name.clone(), target: target.describe(), input: t.input.clone() };
-                approval(async move { matches!(svc.dialogs.ask(kind).await, Some(Answer::Approve(true))) })
-            }) as Approver
+        let approve: Approver = Rc::new(move |t: &ToolUse, target: &RouteTarget, why: &AskWhy| {
+            let kind = DialogKind::Approval {
+                tool: t.name.clone(),
+                target: target.describe(),
+                input: t.input.clone(),
+                why: why.clone(),
+            };
+            approval(async move { matches!(svc.dialogs.ask(kind).await, Some(Answer::Approve(true))) })
         });
+        let consent = svc.consent().with_ask_each(data.ask_before_tools);
         async move {
             let turn = Turn {
                 settings: &settings,
                 servers: &servers,
                 cancel: &cancel,
                 max_iterations: data.rounds(),
-                approve,
+                approve: Some(approve),
+                consent,
                 leave_out_results,
                 faults: Some(faults),
                 pause: Some(svc.pausing.pauser()),
@@ -164,5 +168,19 @@ impl Conversation {
             svc.chat.notice(kind, text, hint);
             this.running.set(false);
         }
+    }
+}
+
+impl Services {
+    /// Which calls of the next turn run without asking: while a lesson is open or a recording
+    /// is replayed, only those to the servers the user agreed to for it.
+    fn consent(&self) -> Consent {
+        if let Some(title) = self.lessons.current.with_untracked(|l| l.as_ref().map(|l| l.title.clone())) {
+            return Consent::Agreed { servers: self.lessons.agreed.get_untracked(), driver: Driver::Lesson(title) };
+        }
+        if self.sessions.replaying.get_untracked() {
+            return Consent::Agreed { servers: self.sessions.replay_agreed.get_untracked(), driver: Driver::Replay };
+        }
+        Consent::All
     }
 }

@@ -11,9 +11,22 @@ use crate::protocol::mcp::{CreateMessageParams, CreateMessageResult, ElicitParam
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum DialogKind {
-    Approval { tool: String, target: String, input: Value },
-    Sampling { server: String, params: CreateMessageParams },
-    Elicitation { server: String, params: ElicitParams },
+    /// May this call run? `why` says why the user is asked (their setting, or a lesson or
+    /// replay reaching a server the user did not agree to).
+    Approval {
+        tool: String,
+        target: String,
+        input: Value,
+        why: crate::engine::agent::AskWhy,
+    },
+    Sampling {
+        server: String,
+        params: CreateMessageParams,
+    },
+    Elicitation {
+        server: String,
+        params: ElicitParams,
+    },
 }
 
 impl Answer {

@@ -26,9 +26,13 @@ pub struct Lessons {
     pub loading: RwSignal<Option<String>>,
     /// Why the last lesson did not open, or why a step's fault could not be set.
     pub problem: RwSignal<Option<String>>,
-    /// Servers the lesson names that are not in the list yet: connected only when the user says
-    /// so (a lesson from a link must not send the conversation's tool calls anywhere unasked).
+    /// Servers the lesson names (by address): used only when the user says so, on a screen that
+    /// lists them and the calls the lesson scripts (a lesson from a link must not send the
+    /// conversation's tool calls anywhere unasked), whether or not they are in the list already.
     pub pending: RwSignal<Vec<(String, String)>>,
+    /// The servers (page ids) the user agreed to let this lesson use: its calls to any other
+    /// server wait for the user's approval (`engine::agent::consent`).
+    pub agreed: RwSignal<Vec<String>>,
     /// A link that carries the lesson opened from a file, to hand out (or why there is none).
     pub link: RwSignal<Option<Result<String, String>>>,
     /// The fault rules the current step added, to take away on leaving it.
@@ -45,6 +49,7 @@ impl Lessons {
             loading: RwSignal::new(None),
             problem: RwSignal::new(None),
             pending: RwSignal::new(Vec::new()),
+            agreed: RwSignal::new(Vec::new()),
             link: RwSignal::new(None),
             added: StoredValue::new(Vec::new()),
             model_before: StoredValue::new(None),
@@ -87,8 +92,9 @@ impl Services {
         self.lessons.problem.set(None);
         self.lessons.loading.set(Some(url.clone()));
         let platform = self.runtime(|r| r.platform.clone());
+        let page = location().href().unwrap_or_default();
         spawn_local(async move {
-            let result = lesson::fetch(&platform, &url).await;
+            let result = lesson::fetch(&platform, &url, &page).await;
             svc.lessons.loading.set(None);
             match result {
                 Ok(l) => svc.start_lesson(l),
@@ -136,29 +142,35 @@ impl Services {
             }
             self.settings.update(|d| d.demo = demo);
         }
-        let mut pending = Vec::new();
-        for server in &l.servers {
-            match server {
-                LessonServer::Demo => self.add_demo_server(),
-                LessonServer::Url { url, label } => {
-                    if !self.servers.list.with_untracked(|list| list.iter().any(|s| &s.url == url)) {
-                        pending.push((url.clone(), label.clone()));
-                    }
-                }
-            }
+        let mut agreed = Vec::new();
+        if l.servers.contains(&LessonServer::Demo) {
+            // The page's own demo server: nothing leaves the page.
+            self.add_demo_server();
+            agreed.extend(self.server_id_at(DEMO_SERVER_URL));
         }
-        self.lessons.pending.set(pending);
+        self.lessons.agreed.set(agreed);
+        self.lessons.pending.set(l.named_servers());
         self.lessons.current.set(Some(l));
         self.go_to_step(0);
     }
 
-    /// Connects the servers the lesson asked for, as the user agreed, and sets the current
-    /// step's faults on them.
+    /// The servers the lesson names, as the user agreed: those already in the list are used as
+    /// they are, the others added; the current step's faults are set on them.
     pub fn connect_lesson_servers(&self) {
         for (url, label) in self.lessons.pending.try_update(std::mem::take).unwrap_or_default() {
-            self.add_server(url, label, Vec::new(), false);
+            if self.server_id_at(&url).is_none() {
+                self.add_server(url.clone(), label, Vec::new(), false);
+            }
+            if let Some(id) = self.server_id_at(&url) {
+                self.lessons.agreed.update(|a| a.push(id));
+            }
         }
         self.go_to_step(self.lessons.step.get_untracked());
+    }
+
+    /// The id of the server at `url` in the list, if it is there.
+    fn server_id_at(&self, url: &str) -> Option<String> {
+        self.servers.list.with_untracked(|list| list.iter().find(|s| s.url == url).map(|s| s.id.clone()))
     }
 
     /// Leaves the current step and enters step `i`: exactly its breakpoints, its faults.
@@ -227,6 +239,7 @@ impl Services {
     pub fn close_lesson(&self) {
         self.leave_step();
         self.lessons.pending.set(Vec::new());
+        self.lessons.agreed.set(Vec::new());
         // The model the user had before the lesson picked one.
         if let Some(demo) = self.lessons.model_before.try_update_value(Option::take).flatten() {
             self.settings.update(|d| d.demo = demo);

@@ -65,10 +65,14 @@ pub struct Services {
 impl Services {
     /// Creates the services and provides them to the component tree.
     pub fn provide() -> Self {
+        let settings = settings::Settings::load();
         let trace = trace::Trace::new();
         let platform = Rc::new(Demo::new(Browser));
         let clock = platform.clone();
-        let tracer = Tracer::new(move || crate::engine::platform::Platform::now_ms(&*clock), move |e| trace.push(e));
+        let tracer = Tracer::new(
+            move || crate::engine::platform::Platform::now_ms(&*clock),
+            move |e| trace.push(e, settings.data.with_untracked(|d| d.limits.trace_bytes)),
+        );
         let agent = Rc::new(Agent::new(platform.clone(), tracer.clone()));
         let faults = Faults::new();
         let services = Services {
@@ -76,7 +80,7 @@ impl Services {
             pausing: Pausing::new(),
             sessions: Sessions::new(),
             lessons: Lessons::new(),
-            settings: settings::Settings::load(),
+            settings,
             servers: servers::Servers::new(),
             chat: chat::Chat::new(),
             trace,

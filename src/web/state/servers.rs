@@ -44,8 +44,12 @@ pub struct ServerData {
     pub headers_missing: bool,
     /// Whether the user chose to keep this server's header values on this device.
     pub remember_headers: bool,
+    /// What the URL policy says of the address (plain http off this machine), for the card.
+    pub address_warning: Option<String>,
     pub info: Option<InitializeResult>,
     pub tools: Option<ToolList>,
+    /// The lists that could not be read (tools/list, resources/list…), and why.
+    pub list_failures: Vec<(&'static str, crate::engine::layer::Failure)>,
     pub resources: Vec<Resource>,
     pub templates: Vec<ResourceTemplate>,
     pub prompts: Vec<Prompt>,
@@ -201,7 +205,10 @@ impl Servers {
     /// Adds a server to the list (not connected yet).
     pub fn push(&self, id: String, url: String, label: String, header_names: Vec<String>) -> ServerEntry {
         let owner = self.owner.with_value(Owner::child);
-        let entry = ServerEntry::new(owner, id, url, ServerData { label, header_names, ..ServerData::default() });
+        let address_warning =
+            crate::engine::server_address::prepare(&url).ok().and_then(|a| a.warning).map(|w| format!("Careful: {w}."));
+        let data = ServerData { label, header_names, address_warning, ..ServerData::default() };
+        let entry = ServerEntry::new(owner, id, url, data);
         self.list.update(|l| l.push(entry.clone()));
         entry
     }

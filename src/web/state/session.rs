@@ -28,6 +28,9 @@ pub struct Sessions {
     /// A replay's comparison, turn by turn, once it is done.
     pub comparison: RwSignal<Option<Vec<TurnDiff>>>,
     pub replaying: RwSignal<bool>,
+    /// While a replay runs: the user's servers the recording names (by address), whose calls
+    /// run without asking; calls to any other server wait for approval.
+    pub replay_agreed: RwSignal<Vec<String>>,
     /// Why the last import failed.
     pub problem: RwSignal<Option<String>>,
     /// The page's own conversation, set aside while a recording is shown in its place.
@@ -48,6 +51,7 @@ impl Sessions {
             recorded: StoredValue::new(None),
             comparison: RwSignal::new(None),
             replaying: RwSignal::new(false),
+            replay_agreed: RwSignal::new(Vec::new()),
             problem: RwSignal::new(None),
             own: StoredValue::new(None),
         }
@@ -128,7 +132,8 @@ impl Services {
 
     /// Shows a recorded session read-only, in place of this one.
     pub fn import_session(&self, text: &str) {
-        let session = match Session::from_json(text) {
+        let limits = self.settings.data.with_untracked(|d| d.limits);
+        let session = match Session::from_json(text, &limits) {
             Ok(s) => s,
             Err(e) => {
                 self.sessions.problem.set(Some(format!("That file cannot be opened: {e}.")));
@@ -164,7 +169,7 @@ impl Services {
     fn show(&self, transcript: &[TranscriptItem], conversation: Vec<Message>, trace: &[TraceEvent]) {
         self.trace.clear();
         for event in trace {
-            self.trace.push(event.clone());
+            self.trace.push(event.clone(), self.settings.data.with_untracked(|d| d.limits.trace_bytes));
         }
         self.chat.load(transcript);
         self.conversation.set_history(conversation);
@@ -193,6 +198,10 @@ impl Services {
         }
         let svc = *self;
         let before = turns(&recorded.trace);
+        // The recording's messages are a stranger's: its calls may reach, without asking, only
+        // the servers it names that are in the list.
+        let agreed = self.replay_agreed().into_iter().map(|(id, _)| id).collect();
+        self.sessions.replay_agreed.set(agreed);
         self.sessions.viewing.set(None);
         self.sessions.problem.set(None);
         self.sessions.own.set_value(None);
@@ -206,7 +215,23 @@ impl Services {
             let after = svc.trace.with_events_untracked(turns);
             svc.sessions.comparison.set(Some(compare(&before, &after)));
             svc.sessions.replaying.set(false);
+            svc.sessions.replay_agreed.set(Vec::new());
         });
+    }
+
+    /// The user's servers (id, name) the recording being viewed names by address: what a replay
+    /// may call without asking.
+    fn replay_agreed(&self) -> Vec<(String, String)> {
+        let named: Vec<String> =
+            self.sessions.recorded.with_value(|r| r.iter().flat_map(|r| &r.servers).map(|s| s.url.clone()).collect());
+        self.servers.list.with_untracked(|l| {
+            l.iter().filter(|s| named.contains(&s.url)).map(|s| (s.id.clone(), s.name_untracked())).collect()
+        })
+    }
+
+    /// Their names, for the banner.
+    pub fn replay_agreed_names(&self) -> Vec<String> {
+        self.replay_agreed().into_iter().map(|(_, name)| name).collect()
     }
 
     /// When the recording was made, in the page's words.

@@ -5,20 +5,20 @@
 use leptos::prelude::*;
 
 use crate::engine::timeline::{Row, Timeline};
-use crate::engine::trace::{Peer, RequestBody, TraceEvent, TraceKind};
-
-/// Messages requests whose bodies are kept whole. Each body holds the whole history so far, so
-/// keeping all of them grows with the square of a session's length; older ones keep their
-/// headers, summary and size.
-const KEEP_BODIES: usize = 40;
+use crate::engine::trace::TraceEvent;
+use crate::engine::trace::budget::{TraceBudget, drop_detail};
 
 #[derive(Clone, Copy)]
 pub struct Trace {
     events: StoredValue<Vec<TraceEvent>, LocalStorage>,
     timeline: StoredValue<Timeline, LocalStorage>,
     frame_pending: StoredValue<bool, LocalStorage>,
-    /// Positions (in `events`) of Messages requests still holding their body.
-    bodies: StoredValue<std::collections::VecDeque<usize>, LocalStorage>,
+    /// The payloads the trace holds, against `Limits::trace_bytes`: past it the oldest go
+    /// (each Messages request body holds the whole history so far, and a server may send
+    /// anything, so either would otherwise grow without bound).
+    budget: StoredValue<TraceBudget, LocalStorage>,
+    /// The limit in bytes the last event was counted against (Settings → Limits).
+    pub limit: StoredValue<usize, LocalStorage>,
     /// Bumped by `clear`: rows of different traces never share a DOM element.
     generation: StoredValue<u32, LocalStorage>,
     /// Bumped (once per frame at most) when rows change.
@@ -36,7 +36,8 @@ impl Trace {
             events: StoredValue::new_local(Vec::new()),
             timeline: StoredValue::new_local(Timeline::new()),
             frame_pending: StoredValue::new_local(false),
-            bodies: StoredValue::new_local(Default::default()),
+            budget: StoredValue::new_local(TraceBudget::default()),
+            limit: StoredValue::new_local(crate::engine::limits::Limits::default().trace_bytes),
             generation: StoredValue::new_local(0),
             version: RwSignal::new(0),
             selected: RwSignal::new(None),
@@ -45,27 +46,22 @@ impl Trace {
         }
     }
 
-    pub fn push(&self, event: TraceEvent) {
+    /// Adds an event, dropping the oldest details past `limit` bytes of them.
+    pub fn push(&self, event: TraceEvent, limit: usize) {
+        self.limit.set_value(limit);
         self.timeline.update_value(|t| {
             t.push(&event);
         });
-        let claude_request = event.peer == Peer::Claude && matches!(event.kind, TraceKind::HttpRequest { .. });
-        self.events.update_value(|e| e.push(event));
-        if claude_request {
-            let at = self.events.with_value(Vec::len) - 1;
-            let old = self.bodies.try_update_value(|b| {
-                b.push_back(at);
-                (b.len() > KEEP_BODIES).then(|| b.pop_front()).flatten()
-            });
-            if let Some(Some(old)) = old {
-                self.events.update_value(|e| {
-                    if let Some(TraceKind::HttpRequest { body: Some(body), .. }) = e.get_mut(old).map(|e| &mut e.kind) {
-                        let bytes = body.text().map_or(0, str::len);
-                        *body = RequestBody::Dropped { bytes };
-                    }
-                });
+        let at = self.events.with_value(Vec::len);
+        let gone = self.budget.try_update_value(|b| b.push(at, &event, limit)).unwrap_or_default();
+        self.events.update_value(|e| {
+            e.push(event);
+            for i in gone {
+                if let Some(old) = e.get_mut(i) {
+                    drop_detail(&mut old.kind);
+                }
             }
-        }
+        });
         if !self.frame_pending.get_value() {
             self.frame_pending.set_value(true);
             let this = *self;
@@ -110,7 +106,7 @@ impl Trace {
     pub fn clear(&self) {
         self.generation.update_value(|g| *g += 1);
         self.events.set_value(Vec::new());
-        self.bodies.set_value(Default::default());
+        self.budget.update_value(TraceBudget::clear);
         self.timeline.set_value(Timeline::new());
         self.selected.set(None);
         self.collapsed.set(Vec::new());

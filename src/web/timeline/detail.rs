@@ -5,6 +5,7 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use super::lane_name;
+use crate::engine::limits::bytes as bytes_words;
 use crate::engine::num::fixed;
 use crate::engine::timeline::{Row, RowKind, ToolStory, tool_story};
 use crate::engine::trace::{Direction, RequestBody, TraceEvent, TraceKind};
@@ -34,7 +35,9 @@ fn raw(e: &TraceEvent) -> impl IntoView + use<> {
                 None => String::new(),
                 Some(RequestBody::Text(t)) => pretty_text(t),
                 Some(RequestBody::Dropped { bytes }) => format!(
-                    "(body of {bytes} bytes not kept: the page keeps the bodies of the last Messages requests only, so this one cannot be replayed)"
+                    "(body of {} not kept: the timeline keeps at most {} of details, the newest (Settings → Limits), so this one cannot be replayed)",
+                    bytes_words(*bytes as u64),
+                    bytes_words(svc_limit() as u64)
                 ),
             };
             (format!("HTTP request: {method} {url}"), format!("{}\n\n{body}", headers_text(headers)))
@@ -53,6 +56,33 @@ fn raw(e: &TraceEvent) -> impl IntoView + use<> {
         ),
         TraceKind::HttpStreamEnd { elapsed_ms, .. } => {
             (format!("Stream closed after {} ms", fixed(*elapsed_ms, 0)), String::new())
+        }
+        TraceKind::DetailDropped { bytes, .. } => (
+            "Detail dropped".into(),
+            format!(
+                "{} were here. The timeline keeps at most {} of bodies and payloads, the newest (Settings → Limits): \
+                 this one was older.",
+                bytes_words(*bytes),
+                bytes_words(svc_limit() as u64)
+            ),
+        ),
+        TraceKind::Rpc { direction, dropped: Some(bytes), message, .. } => (
+            format!("JSON-RPC {}", if *direction == Direction::Out { "sent" } else { "received" }),
+            format!(
+                "{}\n\n(its payload of {} was dropped: the timeline keeps at most {} of details, the newest)",
+                pretty(&message.to_value()),
+                bytes_words(*bytes),
+                bytes_words(svc_limit() as u64)
+            ),
+        ),
+        TraceKind::Redirected { to, .. } => (
+            "Redirect followed".into(),
+            format!(
+                "The answer came from {to}, not from the address asked (a request carrying no secret may follow one)."
+            ),
+        ),
+        TraceKind::LimitReached { limit, .. } => {
+            ("Answer refused at a limit".into(), format!("{limit}. {}", limit.hint()))
         }
         TraceKind::HttpFailed { error, elapsed_ms, .. } => {
             (format!("No HTTP answer after {} ms (network or CORS)", fixed(*elapsed_ms, 0)), error.clone())
@@ -280,4 +310,9 @@ pub fn DetailPane() -> impl IntoView {
             </aside>
         })
     }
+}
+
+/// The trace's memory limit now (Settings → Limits).
+fn svc_limit() -> usize {
+    crate::web::state::use_services().trace.limit.get_value()
 }

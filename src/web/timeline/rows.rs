@@ -206,10 +206,9 @@ pub fn Rows() -> impl IntoView {
         }
     };
 
-    let columns = move || {
-        let n = lanes.with(Vec::len).max(1);
-        format!("--lanes:{n}")
-    };
+    // Styles are set property by property (CSSOM), never as a style attribute: the page's
+    // Content-Security-Policy allows no inline style (docs/security.md).
+    let columns = move || lanes.with(Vec::len).max(1).to_string();
     let lane_x = move |lane: &Lane| -> f64 {
         lanes.with(|ls| {
             let n = ls.len().max(1) as f64;
@@ -219,7 +218,7 @@ pub fn Rows() -> impl IntoView {
     };
 
     view! {
-        <div class="tl" style=columns>
+        <div class="tl" style=("--lanes", columns)>
             <div class="tl-lanes" aria-hidden="true">
                 {move || lanes.get().iter().map(|l| {
                     let name = lane_name(l, &servers.get());
@@ -234,7 +233,7 @@ pub fn Rows() -> impl IntoView {
                 role="listbox" tabindex="0" aria-label="Timeline events: arrow keys move, Enter opens the details"
                 aria-activedescendant=move || active.get().map(|a| format!("tl-row-{a}"))
                 on:keydown=on_key>
-                <div class="tl-space" style=move || format!("height:{}px", shortest(shown.with(Vec::len) as f64 * ROW_H))>
+                <div class="tl-space" style:height=move || format!("{}px", shortest(shown.with(Vec::len) as f64 * ROW_H))>
                     <For each=move || window.get() key=|item| *item let:item>
                         {
                             let (_, pos, index) = item;
@@ -292,7 +291,7 @@ fn RowView(
 ) -> impl IntoView {
     let svc = use_services();
     let index = first.index;
-    let top = format!("top:{}px", shortest(pos as f64 * ROW_H));
+    let top = format!("{}px", shortest(pos as f64 * ROW_H));
     let selected = move || svc.trace.selected.get() == Some(index);
     let is_active = move || active.get() == Some(index);
     let phase_class = first.phase.map(|(p, _)| format!(" in-phase-{p}")).unwrap_or_default();
@@ -307,7 +306,7 @@ fn RowView(
             let label = format!("Phase {phase}: {} (round {iteration})", phase_title(phase));
             view! {
                 <div class=move || format!("tl-row band phase-{phase}{}", if is_active() { " active" } else { "" })
-                    style=top id=format!("tl-row-{index}") role="option" aria-selected="false"
+                    style:top=top.clone() id=format!("tl-row-{index}") role="option" aria-selected="false"
                     aria-expanded=move || (!collapsed()).to_string() aria-label=label on:click=click>
                     <span class="caret" aria-hidden="true">{move || if collapsed() { "▸" } else { "▾" }}</span>
                     <strong>{format!("{phase} {}", phase_title(phase))}</strong>
@@ -321,8 +320,11 @@ fn RowView(
             // at another server's lane).
             // Centred on its lane; near an edge it starts (left) or ends (right) at the lane, so a
             // long note stays in the panel.
-            let x = move || {
-                let at = lane_x(&lane);
+            let lane = StoredValue::new(lane);
+            let at = move || lane.with_value(|l| lane_x(l));
+            let left = move || format!("{}%", fixed(at(), 3));
+            let shift = move || {
+                let at = at();
                 let shift = if at > 60.0 {
                     "-100%"
                 } else if at < 40.0 {
@@ -330,7 +332,7 @@ fn RowView(
                 } else {
                     "-50%"
                 };
-                format!("left:{}%;transform:translateX({shift})", fixed(at, 3))
+                format!("translateX({shift})")
             };
             let text = if first.detail.is_empty() {
                 first.label.clone()
@@ -351,9 +353,9 @@ fn RowView(
             let badges = move || badges(live);
             view! {
                 <div class=move || format!("tl-row note{phase_class}{}{}", failed(), if is_active() { " active" } else { "" })
-                    style=top id=format!("tl-row-{index}") role="option" aria-selected=move || selected().to_string()
+                    style:top=top.clone() id=format!("tl-row-{index}") role="option" aria-selected=move || selected().to_string()
                     aria-label=aria on:click=click>
-                    <span class="tl-note" style=x>{text.clone()}" "{badges}</span>
+                    <span class="tl-note" style:left=left style:transform=shift>{text.clone()}" "{badges}</span>
                 </div>
             }
             .into_any()
@@ -405,12 +407,13 @@ fn RowView(
             let detail = move || live.with(|l| (!l.detail.is_empty()).then(|| l.detail.clone()));
             let dur = move || live.with(|l| l.duration.clone());
             view! {
-                <div class=class style=top id=format!("tl-row-{index}") role="option"
+                <div class=class style:top=top.clone() id=format!("tl-row-{index}") role="option"
                     aria-selected=move || selected().to_string() aria-label=aria on:click=click>
                     <span class=move || format!("tl-arrow {}", geometry.get().2)
-                        style=move || geometry.with(|(left, width, _)| format!("left:{}%;width:{}%", fixed(*left, 3), fixed(*width, 3)))></span>
+                        style:left=move || geometry.with(|(left, _, _)| format!("{}%", fixed(*left, 3)))
+                        style:width=move || geometry.with(|(_, width, _)| format!("{}%", fixed(*width, 3)))></span>
                     <span class="tl-label"
-                        style=move || format!("left:calc({}% + {}px)", fixed(geometry.get().0, 3), if own { 22 } else { 4 })>
+                        style:left=move || format!("calc({}% + {}px)", fixed(geometry.get().0, 3), if own { 22 } else { 4 })>
                         <span class="tl-text">{first.label.clone()}</span>
                         {badges}
                         {move || detail().map(|d| view! { <span class="tl-detail">{d}</span> })}

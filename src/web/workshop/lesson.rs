@@ -4,7 +4,8 @@
 
 use leptos::prelude::*;
 
-use crate::engine::lesson::Step;
+use crate::engine::lesson::{ScriptedCall, Step, describe_call};
+use crate::engine::server_address;
 use crate::web::state::{BUILT_IN_LESSONS, use_services};
 
 /// A lesson's text, as text, one paragraph per blank-line-separated part.
@@ -30,6 +31,10 @@ fn step_view(step: Step, running: Signal<bool>) -> impl IntoView {
             .collect();
         format!("Injects: {}.", names.join("; "))
     });
+    let calls: Vec<String> =
+        step.replies.iter().flat_map(|r| r.calls.iter()).map(|(tool, input)| describe_call(tool, input, 60)).collect();
+    let scripted =
+        (!calls.is_empty()).then(|| format!("The demo model's scripted answer calls: {}.", calls.join("; ")));
     view! {
         {(!step.title.is_empty()).then(|| view! { <h3>{step.title.clone()}</h3> })}
         {paragraphs(&step.text)}
@@ -38,10 +43,54 @@ fn step_view(step: Step, running: Signal<bool>) -> impl IntoView {
         {(breakpoints.is_some() || faults.is_some()).then(|| view! {
             <p class="hint">{breakpoints.unwrap_or_default()}" "{faults.unwrap_or_default()}</p>
         })}
+        {scripted.map(|s| view! { <p class="hint lesson-scripted">{s}</p> })}
         {step.ask.clone().map(|ask| view! {
             <button type="button" class="primary lesson-ask" prop:disabled=running
                 on:click=move |_| svc.ask_step()>{format!("Ask: {ask}")}</button>
         })}
+    }
+}
+
+/// The screen that lists the servers a lesson names and the calls it scripts: nothing reaches
+/// them until the user agrees (and the lesson's calls to any other server ask first).
+#[component]
+fn ServersConsent(calls: Vec<ScriptedCall>) -> impl IntoView {
+    let svc = use_services();
+    let l = svc.lessons;
+    let listed = move || {
+        l.pending
+            .get()
+            .into_iter()
+            .map(|(url, label)| {
+                let known = svc.servers.list.with_untracked(|list| list.iter().any(|s| s.url == url));
+                let warning = server_address::prepare(&url).ok().and_then(|a| a.warning);
+                view! {
+                    <li>
+                        <code>{url}</code>" as "{label}
+                        {if known { " (already in your list)" } else { " (new: it will be added)" }}
+                        {warning.map(|w| view! { <p class="warn">{format!("Careful: {w}.")}</p> })}
+                    </li>
+                }
+            })
+            .collect_view()
+    };
+    let scripted = (!calls.is_empty()).then(|| {
+        view! {
+            <p><strong>"Its scripted answers call:"</strong></p>
+            <ul class="lesson-calls">{calls.iter().map(|c| view! {
+                <li>{format!("step {}: ", c.step + 1)}<code>{c.describe(80)}</code></li>
+            }).collect_view()}</ul>
+        }
+    });
+    view! {
+        <div class="lesson-servers" role="group" aria-label="Servers this lesson uses">
+            <p><strong>"This lesson wants to use these servers:"</strong></p>
+            <ul>{listed}</ul>
+            {scripted}
+            <p class="hint">"Tool calls in this lesson (scripted ones and the model's) will go there. Agree only if you \
+                trust these servers; until then, and for any other server, every call asks you first."</p>
+            <button type="button" class="primary" on:click=move |_| svc.connect_lesson_servers()>"Use these servers"</button>
+        </div>
     }
 }
 
@@ -63,6 +112,7 @@ pub fn LessonBanner() -> impl IntoView {
             let title = lesson.title.clone();
             let intro = lesson.intro.clone();
             let steps = lesson.steps.clone();
+            let calls = lesson.scripted_calls();
             view! {
                 <section class="lesson" role="region" aria-labelledby="lesson-title">
                     <header class="lesson-head">
@@ -72,16 +122,7 @@ pub fn LessonBanner() -> impl IntoView {
                         </span>
                         <button type="button" class="link" on:click=move |_| svc.close_lesson()>"Leave the lesson"</button>
                     </header>
-                    {move || (!l.pending.with(Vec::is_empty)).then(|| view! {
-                        <div class="lesson-servers" role="group" aria-label="Servers this lesson uses">
-                            <p><strong>"This lesson connects to:"</strong></p>
-                            <ul>{l.pending.get().into_iter().map(|(url, label)| view! {
-                                <li><code>{url}</code>" as "{label}</li>
-                            }).collect_view()}</ul>
-                            <p class="hint">"Your messages' tool calls will go there. Connect only to servers you trust."</p>
-                            <button type="button" class="primary" on:click=move |_| svc.connect_lesson_servers()>"Connect them"</button>
-                        </div>
-                    })}
+                    {move || (!l.pending.with(Vec::is_empty)).then(|| view! { <ServersConsent calls=calls.clone()/> })}
                     {move || (l.step.get() == 0 && !intro.is_empty()).then(|| view! {
                         <div class="lesson-intro">{paragraphs(&intro)}</div>
                     })}
@@ -118,9 +159,9 @@ pub fn LessonChoices() -> impl IntoView {
         </ul>
         <label class="file-choice">"Open a lesson file… "
             <input type="file" accept=".json,application/json" on:change=move |ev| {
-                super::with_file_text(ev, move |text| match text {
-                    Some(text) => svc.open_lesson_text(&text),
-                    None => svc.lessons.problem.set(Some("That file could not be read.".into())),
+                super::with_file_text(ev, crate::engine::lesson::MAX_BYTES, move |text| match text {
+                    Ok(text) => svc.open_lesson_text(&text),
+                    Err(why) => svc.lessons.problem.set(Some(format!("That lesson cannot be opened: {why}."))),
                 })
             }/>
         </label>

@@ -45,13 +45,23 @@ pub fn WorkshopPanel() -> impl IntoView {
     }
 }
 
-/// A file input's `change`: reads the chosen file as text and hands it over (`None` if it could
-/// not be read); the input is cleared, so the same file can be chosen again.
-fn with_file_text(ev: leptos::ev::Event, then: impl FnOnce(Option<String>) + 'static) {
+/// A file input's `change`: reads the chosen file as text, if it is at most `max` bytes, and
+/// hands it over (or why not: too big, or unreadable); the input is cleared, so the same file
+/// can be chosen again. A file's size is known before it is read: a huge one is never read.
+fn with_file_text(ev: leptos::ev::Event, max: usize, then: impl FnOnce(Result<String, String>) + 'static) {
     let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
     let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
     input.set_value("");
+    if file.size() > max as f64 {
+        let limit = crate::engine::limits::LimitExceeded::new(crate::engine::limits::Limit::File, max);
+        then(Err(format!(
+            "that file is {}, more than this page reads ({limit}; Settings → Limits)",
+            crate::engine::limits::bytes(file.size() as u64)
+        )));
+        return;
+    }
     leptos::task::spawn_local(async move {
-        then(JsFuture::from(file.text()).await.ok().and_then(|t| t.as_string()));
+        let text = JsFuture::from(file.text()).await.ok().and_then(|t| t.as_string());
+        then(text.ok_or_else(|| "that file could not be read".to_owned()));
     });
 }

@@ -10,9 +10,10 @@ use crate::web::state::use_services;
 pub fn SessionChoices() -> impl IntoView {
     let svc = use_services();
     let open = move |ev: leptos::ev::Event| {
-        super::with_file_text(ev, move |text| match text {
-            Some(text) => svc.import_session(&text),
-            None => svc.sessions.problem.set(Some("That file could not be read.".into())),
+        let max = svc.settings.data.with_untracked(|d| d.limits.file_bytes);
+        super::with_file_text(ev, max, move |text| match text {
+            Ok(text) => svc.import_session(&text),
+            Err(why) => svc.sessions.problem.set(Some(format!("That file cannot be opened: {why}."))),
         })
     };
     view! {
@@ -28,6 +29,16 @@ pub fn SessionChoices() -> impl IntoView {
     }
 }
 
+/// What a replay may reach without asking (the recording is a stranger's: docs/security.md).
+fn replay_words(agreed: Vec<String>) -> String {
+    let reach = if agreed.is_empty() {
+        "none of your servers is one it names, so every call to a server asks you first".to_owned()
+    } else {
+        format!("calls to the servers it names ({}) run; a call to any other server asks you first", agreed.join(", "))
+    };
+    format!("A replay sends its recorded messages to your model: {reach}.")
+}
+
 /// The banner of a recorded session being viewed.
 #[component]
 pub fn ViewingBanner() -> impl IntoView {
@@ -40,6 +51,7 @@ pub fn ViewingBanner() -> impl IntoView {
                     "Exported {}, {} {}. Read-only: shown as recorded, with no key and no network. Click any arrow for its details.",
                     svc.recorded_when(v.exported_at_ms), v.turns, if v.turns == 1 { "turn" } else { "turns" }
                 )}</p>
+                <p class="hint">{replay_words(svc.replay_agreed_names())}</p>
                 {svc.sessions.has_own().then(|| view! {
                     <p class="hint">"Your own conversation is set aside: closing this brings it back; a replay starts a new one in its place."</p>
                 })}

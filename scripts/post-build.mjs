@@ -1,0 +1,79 @@
+// Trunk's post-build step (Trunk.toml), on every build, debug or release, in Trunk's staging dir:
+//   1. (release) gives the loading screen the wasm's real size (Trunk passes the size before
+//      wasm-opt);
+//   2. writes the page's Content-Security-Policy into index.html, with the hashes of the inline
+//      scripts and styles as they are now (docs/security.md);
+//   3. writes the build's own file list into sw.js: the service worker caches those and nothing
+//      else;
+//   4. (release) writes a .gz and a .br beside each file (scripts/precompress.mjs).
+// By hand: node scripts/post-build.mjs dist release
+import { readFileSync, writeFileSync, statSync, readdirSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import { createHash } from "node:crypto";
+import { precompress } from "./precompress.mjs";
+
+const dir = process.argv[2] ?? process.env.TRUNK_STAGING_DIR ?? "dist";
+const release = (process.argv[3] ?? process.env.TRUNK_PROFILE) === "release";
+
+function walk(d) {
+  return readdirSync(d).flatMap((f) => (statSync(join(d, f)).isDirectory() ? walk(join(d, f)) : [join(d, f)]));
+}
+
+const pagePath = join(dir, "index.html");
+let page = readFileSync(pagePath, "utf8");
+
+// 1. The wasm's size as served, for the loading screen's progress.
+if (release) {
+  page = page.replace(/(__trunkInitializer\(init, '\.\/([^']+\.wasm)', )(\d+)/, (all, head, wasm) =>
+    `${head}${statSync(join(dir, wasm)).size}`);
+}
+
+// 2. The policy. Scripts: this site's files and the page's own inline scripts, by hash (so the
+// loading screen still paints before any file arrives); wasm compiled from this site's files.
+// Styles likewise (the app sets styles property by property, never as attributes). Connections:
+// anywhere over https, and plain http, which an MCP server on a workshop's network needs (the
+// engine's URL policy decides which addresses are used: docs/security.md). Nothing else: no
+// frames, objects, forms, <base>, fonts or images from elsewhere.
+const sha = (text) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
+const inline = (tag) =>
+  [...page.matchAll(new RegExp(`<${tag}(?![^>]*\\ssrc=)[^>]*>([\\s\\S]*?)</${tag}>`, "g"))].map((m) => sha(m[1]));
+const policy = [
+  "default-src 'none'",
+  `script-src 'self' 'wasm-unsafe-eval' ${inline("script").join(" ")}`,
+  `style-src 'self' ${inline("style").join(" ")}`,
+  "img-src 'self'",
+  "connect-src 'self' https: http:",
+  "worker-src 'self'",
+  "manifest-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "object-src 'none'",
+].join("; ");
+const meta = `<meta http-equiv="Content-Security-Policy" content="${policy}">`;
+page = page.replace(/<meta http-equiv="?Content-Security-Policy"?[^>]*>/i, "");
+// Right after the charset, before any script or style: a policy applies only to what comes
+// after it. (A minified page has no <head> tag to put it after.)
+const charset = /<meta charset=[^>]*>/i;
+if (!charset.test(page)) throw new Error(`post-build: ${pagePath} has no <meta charset> to put the CSP after`);
+page = page.replace(charset, (m) => `${m}${meta}`);
+writeFileSync(pagePath, page);
+writeFileSync(join(dir, "csp.txt"), `${policy}\n`);
+
+// 3. The service worker's list: every file of this build but itself, the sign-in's way back and
+// the precompressed copies, relative to the worker's scope.
+const files = walk(dir)
+  .map((p) => relative(dir, p).split(sep).join("/"))
+  .filter((f) => !/\.(gz|br)$/.test(f) && !f.startsWith("auth-callback.") && f !== "sw.js" && f !== "csp.txt")
+  .map((f) => (f === "index.html" ? "./" : `./${f}`))
+  .sort();
+const build = createHash("sha256").update(files.map((f) => f + (f === "./" ? page : "")).join("\n")).digest("hex").slice(0, 16);
+const swPath = join(dir, "sw.js");
+const sw = readFileSync(swPath, "utf8").replace(
+  /const BUILD = \{[^;]*\};/,
+  `const BUILD = ${JSON.stringify({ id: build, files })};`,
+);
+writeFileSync(swPath, sw);
+console.log(`post-build: CSP with ${inline("script").length} inline script and ${inline("style").length} style hashes; sw.js lists ${files.length} files (build ${build})`);
+
+// 4. Precompressed copies, for hosts that serve them.
+if (release) precompress(dir);
