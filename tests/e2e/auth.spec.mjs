@@ -18,14 +18,23 @@ test.beforeEach(async ({ context }) => {
 });
 
 /** Adds a server that will ask for a sign-in; returns its card and the sign-in window. */
-async function addProtected(page, url, label) {
+async function addProtected(page, url, label, issuer = URLS.oauthIssuer) {
   await page.getByLabel("MCP server URL").fill(url);
   await page.getByText("Label and headers").click();
   await page.getByLabel("Label (tool name prefix)").fill(label);
-  const popup = page.waitForEvent("popup");
   await page.getByRole("button", { name: "Connect", exact: true }).click();
   await page.getByText("Label and headers").click();
-  return { card: page.getByRole("article", { name: label }), popup: await popup };
+  const card = page.getByRole("article", { name: label });
+  return { card, popup: await openSignIn(page, card, new URL(issuer).host) };
+}
+
+/** The card names the sign-in page's host first; only the user's click opens it (issue 19). */
+async function openSignIn(page, card, host = new URL(URLS.oauthIssuer).host) {
+  await expect(card.getByText("This server wants you to sign in")).toBeVisible({ timeout: 20_000 });
+  await expect(card.locator(".sign-in-host")).toHaveText(host);
+  const popup = page.waitForEvent("popup");
+  await card.getByRole("button", { name: "Open the sign-in page" }).click();
+  return popup;
 }
 
 /** Signs in on oidc-provider's development pages: any login, then the consent page. */
@@ -77,7 +86,7 @@ test("a protected server: sign in in a popup, its tools in a turn, every step on
   await addServer(page, URLS.everything, "everything");
 
   const { card, popup } = await addProtected(page, URLS.oauth, "notes");
-  await expect(card.getByText("Your turn: sign in in the window that opened")).toBeVisible();
+  await expect(card.getByText(/Your turn: sign in on 127\.0\.0\.1:\d+, in the window that opened/)).toBeVisible();
   await card.locator(".auth").scrollIntoViewIfNeeded();
   await snap(page, "auth-waiting-for-you");
   await signIn(popup);
@@ -154,11 +163,10 @@ test("step-up: a tool that needs more scope gets a 403, and a second sign-in ask
   await expect(card.locator(".auth-info")).not.toContainText("notes:write");
 
   await script(key, [reply(toolUse("notes_add_note", { text: "step-up works" })), { summarize: {} }]);
-  const again = page.waitForEvent("popup");
   await page.getByRole("textbox", { name: "Message", exact: true }).fill("Add a note.");
   await page.getByRole("button", { name: "Send" }).click();
   // The same account: only the consent for the new scope is asked.
-  const second = await again;
+  const second = await openSignIn(page, card);
   await expect(second).toHaveURL(/interaction/);
   await snap(page, "auth-step-up-waiting");
   await consent(second);
@@ -176,7 +184,7 @@ test("a token that expires is refreshed without asking the user", async ({ page 
   await openApp(page);
   const key = "sk-e2e-oauth-refresh";
   await useFakeClaude(page, key);
-  const { card, popup } = await addProtected(page, URLS.oauthShort, "brief");
+  const { card, popup } = await addProtected(page, URLS.oauthShort, "brief", URLS.oauthShortIssuer);
   await signIn(popup);
   await expect(card.getByText("connected", { exact: true })).toBeVisible({ timeout: 20_000 });
   await expect(card.locator(".auth-info")).toContainText("in 15 s");
@@ -208,9 +216,8 @@ test("a denied consent says who declined and what to do; signing in again works"
   // The sign-in window is gone: the callback page closed itself (or Loopscope closed it).
   await expect.poll(() => popup.isClosed()).toBe(true);
 
-  const again = page.waitForEvent("popup");
   await card.getByRole("button", { name: "Sign in again" }).click();
-  await consent(await again);
+  await consent(await openSignIn(page, card));
   await expect(card.getByText("connected", { exact: true })).toBeVisible({ timeout: 20_000 });
   console.expectNone();
 });
@@ -224,7 +231,7 @@ test("a forged redirect is ignored: only the answer with the state this page sen
   await forger.goto("auth-callback.html?code=forged-code&state=forged-state&iss=http%3A%2F%2F127.0.0.1%3A18431");
   await expect(forger.getByText("Loopscope has the answer")).toBeVisible();
   await page.waitForTimeout(500);
-  await expect(card.getByText("Your turn: sign in in the window that opened")).toBeVisible();
+  await expect(card.getByText(/Your turn: sign in on .*, in the window that opened/)).toBeVisible();
   await signIn(popup);
   await expect(card.getByText("connected", { exact: true })).toBeVisible({ timeout: 20_000 });
   console.expectNone();
@@ -254,9 +261,8 @@ test("an authorization server that will not let a page register: the card says s
   const own = card.locator(".own-client");
   await own.locator("summary").click();
   await own.getByLabel("Client id").fill("loopscope-e2e");
-  const popup = page.waitForEvent("popup");
   await own.getByRole("button", { name: "Use this client and connect" }).click();
-  await signIn(await popup);
+  await signIn(await openSignIn(page, card, new URL(URLS.oauthNoCorsIssuer).host));
   await expect(card.getByText("connected", { exact: true })).toBeVisible({ timeout: 20_000 });
   await expect(card.locator(".auth-info")).toContainText("a client you registered");
   console.expectNone();

@@ -14,6 +14,9 @@ export const FIXTURES = {
   "oauth-short": 18434,
 };
 
+// The hostile servers (tests/hostile/server.mjs): this port, and the next one as another origin.
+export const HOSTILE = 18440;
+
 export const URLS = {
   everything: `http://127.0.0.1:${FIXTURES.everything}/mcp`,
   python: `http://127.0.0.1:${FIXTURES.python}/mcp`,
@@ -28,4 +31,7 @@ export const URLS = {
   oauthNoCors: `http://127.0.0.1:${FIXTURES["oauth-nocors"]}/mcp`,
   oauthNoCorsIssuer: `http://127.0.0.1:${FIXTURES["oauth-nocors"] + 1}`,
   oauthShort: `http://127.0.0.1:${FIXTURES["oauth-short"]}/mcp`,
+  hostile: (path) => `http://127.0.0.1:${HOSTILE}${path}`,
+  hostileOther: `http://127.0.0.1:${HOSTILE + 1}`,
+  oauthShortIssuer: `http://127.0.0.1:${FIXTURES["oauth-short"] + 1}`,
 };

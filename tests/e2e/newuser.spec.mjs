@@ -85,7 +85,7 @@ test("a server's headers that were not kept are asked for again, not silently dr
   const form = card.getByRole("form", { name: "Enter this server's headers again" });
   await expect(form.getByLabel("Headers, one per line")).toHaveValue("Authorization: ");
   await form.getByRole("button", { name: "Connect with these headers" }).click();
-  await expect(form.getByText("Give every header a value")).toBeVisible();
+  await expect(form.getByText('Give "Authorization" a value')).toBeVisible();
   await form.getByLabel("Headers, one per line").fill("Authorization: Bearer letmein");
   await form.getByLabel("Remember these headers on this device").check();
   await expect(form.getByText(/Stored unencrypted/)).toBeVisible();

@@ -4,7 +4,7 @@ import { defineConfig } from "@playwright/test";
 import { mkdirSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 
-import { FIXTURES } from "./fixtures.mjs";
+import { FIXTURES, HOSTILE } from "./fixtures.mjs";
 
 const PORT = Number(process.env.LOOPSCOPE_E2E_PORT ?? 4173);
 
@@ -21,8 +21,9 @@ if (!process.env.TEST_WORKER_INDEX) {
 }
 
 export default defineConfig({
-  testDir: ".",
-  testMatch: /.*\.spec\.mjs/,
+  // The end-to-end specs, and the attacker's (tests/hostile/, issue 19).
+  testDir: "..",
+  testMatch: /(e2e|hostile)\/.*\.spec\.mjs/,
   outputDir: "../../target/e2e/results",
   timeout: 60_000,
   expect: { timeout: 10_000 },
@@ -51,6 +52,17 @@ export default defineConfig({
       timeout: 30_000,
       stdout: "ignore",
       stderr: "ignore",
+    },
+    {
+      // Hostile servers of our own (tests/hostile/server.mjs): one port plays the attacker,
+      // the next is another origin that records whatever reaches it.
+      command: `node tests/hostile/server.mjs ${HOSTILE} ${HOSTILE + 1}`,
+      cwd: "../..",
+      url: `http://127.0.0.1:${HOSTILE}/_seen`,
+      reuseExistingServer: false,
+      timeout: 30_000,
+      stdout: "ignore",
+      stderr: "pipe",
     },
     {
       // The MCP servers and the fake Messages API the specs talk to (testkit's fixtures binary,

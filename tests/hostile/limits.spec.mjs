@@ -1,0 +1,88 @@
+// A server decides how much it sends; the page decides how much it reads. Each case ends in a
+// message that names the limit, its layer and the server, leaves the rest of the page working
+// (a click answers within a second while it happens), and grows the page's memory by less than
+// 64 MB however much the server sends.
+import { test, expect } from "@playwright/test";
+import { URLS } from "../e2e/fixtures.mjs";
+import { addServer, openApp, snap, timelineRow } from "../e2e/support.mjs";
+import { clickLatency, reset, seen, setLimit, watchAttack } from "./support.mjs";
+
+const MB = 1024 * 1024;
+
+async function addFailing(page, path, label) {
+  await page.getByLabel("MCP server URL").fill(URLS.hostile(path));
+  await page.getByText("Label and headers").click();
+  await page.getByLabel("Label (tool name prefix)").fill(label);
+  await page.getByRole("button", { name: "Connect", exact: true }).click();
+  await page.getByText("Label and headers").click();
+  return page.getByRole("article", { name: label });
+}
+
+for (const [path, label, limit, layer] of [
+  ["/huge-list/mcp", "huge", "response body size (16 MiB)", "HTTP layer"],
+  ["/huge-line/mcp", "longline", "SSE line size (16 MiB)", "HTTP layer"],
+  ["/deep/mcp", "deep", "JSON nesting depth (64 levels)", "decoding layer"],
+]) {
+  test(`a server that sends too much (${label}): refused as it arrives, named, the page stays responsive`, async ({ page }) => {
+    const attack = await watchAttack(page);
+    await openApp(page);
+    // A server that works, to see that it keeps working.
+    const good = await addServer(page, URLS.everything, "everything");
+    const before = await attack.memory();
+    const card = await addFailing(page, path, label);
+    // While the body streams in, the page answers a click within a second.
+    const latencies = [];
+    for (let i = 0; i < 3; i++) latencies.push(await clickLatency(page));
+    expect(Math.max(...latencies), `click latencies ${latencies}`).toBeLessThan(1000);
+    const tools = card.locator(".failure, .form-error, [role=alert]").filter({ hasText: "limit reached" }).first();
+    await expect(tools).toContainText(`limit reached: ${limit}`, { timeout: 60_000 });
+    await expect(card.getByText(/Settings → Limits/).first()).toBeVisible();
+    await expect(tools).toContainText(layer);
+    await expect(card.getByText("tools/list failed:")).toBeVisible();
+    await expect(card.getByText("No tools: tools/list failed (above).")).toBeVisible();
+    await card.scrollIntoViewIfNeeded();
+    await snap(page, `hostile-limit-${label}`);
+    await timelineRow(page, /answer refused|refused at a limit|limit/);
+    const grown = (await attack.memory()) - before;
+    expect(grown, `wasm memory grew ${(grown / MB).toFixed(1)} MB`).toBeLessThan(64 * MB);
+    // The other server and the rest of the page work on.
+    await expect(good.getByText("connected", { exact: true })).toBeVisible();
+    await attack.expectNoScript();
+  });
+}
+
+test("a stream that says retry: 0 and closes is reopened no faster than the floor, and given up after the limit", async ({ page }) => {
+  await reset();
+  const attack = await watchAttack(page);
+  await openApp(page);
+  const started = Date.now();
+  const card = await addServer(page, URLS.hostile("/retry0/mcp"), "retry0");
+  // 20 reopenings a minute by default, at least 500 ms apart: then the page stops listening.
+  await expect(card.getByText(/stream reopenings per minute \(20 times\); the page stopped listening/)).toBeVisible({ timeout: 40_000 });
+  const elapsed = Date.now() - started;
+  const gets = (await seen()).gets.retry0;
+  expect(gets).toBeLessThanOrEqual(21);
+  expect(elapsed, `${gets} reopenings in ${elapsed} ms`).toBeGreaterThan(9_000);
+  // And it stays stopped.
+  await page.waitForTimeout(2_000);
+  expect((await seen()).gets.retry0).toBe(gets);
+  await card.scrollIntoViewIfNeeded();
+  await snap(page, "hostile-retry-zero");
+  await attack.expectNoScript();
+});
+
+test("an authorization step that never answers ends at its time limit, blamed on that step, and the card lets go", async ({ page }) => {
+  const attack = await watchAttack(page);
+  await openApp(page);
+  await setLimit(page, "One authorization step (s)", 5);
+  const card = await addFailing(page, "/hang/mcp", "hang");
+  await expect(card.getByText("Getting authorization", { exact: false })).toBeVisible({ timeout: 10_000 });
+  const failure = card.locator(".failure").first();
+  await expect(failure).toContainText(`resource metadata (${URLS.hostile("/hang/prm")}): no answer within 5 s`, { timeout: 20_000 });
+  await expect(failure).toContainText("timeout layer");
+  await expect(card.getByText("Getting authorization", { exact: false })).toHaveCount(0);
+  await expect(card.getByRole("button", { name: "Sign in again" })).toBeVisible();
+  await card.scrollIntoViewIfNeeded();
+  await snap(page, "hostile-auth-step-timeout");
+  await attack.expectNoScript();
+});

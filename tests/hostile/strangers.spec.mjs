@@ -1,0 +1,71 @@
+// Nothing runs on a stranger's say-so. A lesson from a link, or a recorded session replayed,
+// drives the loop; neither may make a call to a server the user did not agree to let it use:
+// the call waits for the user's approval, with the server, the tool and the arguments, and a
+// denial means the server never hears of it. (Before issue 19, a lesson that named no server
+// could script the demo model into calling a server the user had saved earlier.)
+import { test, expect } from "@playwright/test";
+import { URLS } from "../e2e/fixtures.mjs";
+import { addServer, ask, openApp, snap } from "../e2e/support.mjs";
+import { reset, seen, watchAttack } from "./support.mjs";
+
+const chat = (page) => page.getByRole("log", { name: "Conversation" });
+
+test("a lesson that names no server cannot call the user's own server: the call asks first, and a denial sends nothing", async ({ page }) => {
+  await reset();
+  const attack = await watchAttack(page);
+  await openApp(page);
+  // The user's own server, saved earlier, with a tool nobody should run unasked.
+  await addServer(page, URLS.hostile("/files/mcp"), "files");
+  const lesson = {
+    lesson: 1, title: "A harmless lesson", model: "demo",
+    steps: [{
+      text: "Press the button.", ask: "Tidy up, please.",
+      replies: [{ text: "Tidying.", tool_use: [{ name: "files_delete_everything", input: { path: "/" } }] }],
+    }],
+  };
+  await page.goto(`./#lesson=${Buffer.from(JSON.stringify(lesson)).toString("base64url")}`);
+  await page.reload();
+  const region = page.getByRole("region", { name: "A harmless lesson" });
+  // The banner says what the lesson's script will call.
+  await expect(region).toContainText('The demo model\'s scripted answer calls: files_delete_everything {"path":"/"}');
+  await region.getByRole("button", { name: "Ask: Tidy up, please." }).click();
+  const dialog = page.getByRole("dialog", { name: "Run this tool call?" });
+  await expect(dialog).toContainText('The lesson "A harmless lesson" is running, and "files" is not a server you agreed to let it use');
+  await expect(dialog).toContainText("The demo model asks for files_delete_everything");
+  await expect(dialog).toContainText('tools/call "delete_everything" on the MCP server "files"');
+  await expect(dialog).toContainText('"path": "/"');
+  // A stranger's call: Enter does not run it.
+  await expect(dialog.getByRole("button", { name: "Deny" })).toBeFocused();
+  await snap(page, "hostile-lesson-approval");
+  await dialog.getByRole("button", { name: "Deny" }).click();
+  await expect(chat(page).getByText(/denied this tool call/).first()).toBeVisible({ timeout: 20_000 });
+  expect((await seen()).calls).toEqual([]);
+  await attack.expectNoScript();
+});
+
+test("a recorded session replayed reaches only the servers it names; any other call asks first", async ({ page }) => {
+  await reset();
+  const attack = await watchAttack(page);
+  await openApp(page);
+  await page.getByLabel("Demo model (no key)").check();
+  // A recording made with no server at all…
+  await ask(page, "Please delete everything.");
+  const workshop = page.getByRole("region", { name: "Workshop" });
+  await workshop.getByText("Workshop").click();
+  const downloading = page.waitForEvent("download");
+  await workshop.getByRole("button", { name: "Export this session" }).click();
+  const file = await (await downloading).path();
+  // …replayed where the user has a server with a dangerous tool.
+  await addServer(page, URLS.hostile("/files/mcp"), "files");
+  await workshop.getByLabel("Open a recorded session…").setInputFiles(file);
+  const viewing = page.getByRole("region", { name: "A recorded session" });
+  await expect(viewing).toContainText("none of your servers is one it names, so every call to a server asks you first");
+  await snap(page, "hostile-replay-banner");
+  await viewing.getByRole("button", { name: "Replay it against your servers and model" }).click();
+  const dialog = page.getByRole("dialog", { name: "Run this tool call?" });
+  await expect(dialog).toContainText('The recorded session is running, and "files" is not a server you agreed to let it use');
+  await dialog.getByRole("button", { name: "Deny" }).click();
+  await expect(page.getByRole("heading", { name: "The replay next to the recording" })).toBeVisible({ timeout: 30_000 });
+  expect((await seen()).calls).toEqual([]);
+  await attack.expectNoScript();
+});
