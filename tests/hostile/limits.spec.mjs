@@ -44,6 +44,7 @@ for (const [path, label, limit, layer] of [
     await snap(page, `hostile-limit-${label}`);
     await timelineRow(page, /answer refused|refused at a limit|limit/);
     const grown = (await attack.memory()) - before;
+    console.log(`${label}: wasm memory ${(before / MB).toFixed(1)} → ${((before + grown) / MB).toFixed(1)} MB; click latencies ${latencies.join(", ")} ms`);
     expect(grown, `wasm memory grew ${(grown / MB).toFixed(1)} MB`).toBeLessThan(64 * MB);
     // The other server and the rest of the page work on.
     await expect(good.getByText("connected", { exact: true })).toBeVisible();

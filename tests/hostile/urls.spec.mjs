@@ -94,3 +94,23 @@ test("the page's own Content-Security-Policy is in force: an injected inline scr
   expect((await page.evaluate(() => window.__csp)).some((v) => v.startsWith("script-src"))).toBe(true);
   expect(attack.dialogs).toEqual([]);
 });
+
+test("a lesson link that names a script, a data: document or plain http off this machine: refused, said, nothing fetched", async ({ page }) => {
+  const attack = await watchAttack(page);
+  const asked = [];
+  page.on("request", (r) => asked.push(r.url()));
+  for (const [link, why] of [
+    ["javascript:alert(document.domain)", /the scheme "javascript:" is never opened or fetched/],
+    ["JaVaScRiPt:alert(document.domain)", /the scheme "javascript:" is never opened or fetched/],
+    ["data:application/json,{}", /the scheme "data:" is never opened or fetched/],
+    ["http://evil.example/lesson.json", /plain http is allowed only for this machine/],
+    ["https://user:pw@evil.example/lesson.json", /carries a user name or password/],
+  ]) {
+    await openApp(page, `./?lesson=${encodeURIComponent(link)}`);
+    await expect(page.getByRole("alert").filter({ hasText: "The lesson cannot be opened" })).toContainText(why);
+  }
+  await snap(page, "hostile-lesson-link-refused");
+  expect(asked.filter((u) => !u.startsWith("http://127.0.0.1"))).toEqual([]);
+  expect(attack.popups).toEqual([]);
+  await attack.expectNoScript();
+});
