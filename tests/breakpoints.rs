@@ -140,3 +140,45 @@ async fn a_skipped_call_is_not_run_and_results_that_break_the_rules_are_sent_onc
         .any(|e| matches!(&e.kind, TraceKind::Rpc { message, .. } if message.method() == Some("tools/call")));
     assert!(!ran, "a skipped call never reaches the server");
 }
+
+/// Phase 3 is editable (issue 20): the call goes where the edit says, with its arguments — here
+/// from the server to the page's calculator — the server never hears of it, Claude gets the
+/// calculator's answer for its tool_use, and the trace marks the route edited.
+#[tokio::test(flavor = "current_thread")]
+async fn a_call_rerouted_at_phase_3_runs_where_the_edit_sends_it() {
+    let s = setup("sk-bp-route").await;
+    s.fake.script("sk-bp-route", vec![call("notes_search_notes", json!({"query": "mcp"})), json!({"summarize": {}})]);
+    let stops = Rc::new(RefCell::new(Vec::new()));
+    let reroute: Answer = Box::new(|stop: &Stop| {
+        let id = stop.payload["tool_use"]["id"].clone();
+        Resume::Edited(json!({
+            "tool_use": {"id": id, "input": {"expression": "6 * 7"}},
+            "route": {"to": "local", "function": "calculate"},
+        }))
+    });
+    let pauser = Script { at: vec![Breakpoint::Route], answers: RefCell::new(vec![reroute]), stops: stops.clone() };
+    let cancel = CancelToken::new();
+    let turn = Turn { pause: Some(Rc::new(pauser)), ..Turn::new(&s.settings, &s.servers, &cancel, 4) };
+    let out = s.agent.run(Vec::new(), Message::user_text("search"), &turn, Rc::new(|_| {})).await;
+    assert_eq!(out.end, TurnEnd::EndTurn);
+    // The stop offered the page's functions and the server as destinations.
+    let targets = stops.borrow()[0].targets.iter().map(|t| t.arrow()).collect::<Vec<_>>().join("; ");
+    assert!(targets.contains("local function calculate") && targets.contains("on notes"), "{targets}");
+    let results = serde_json::to_string(&out.history[2]).unwrap();
+    assert!(results.contains("42"), "Claude gets the calculator's answer: {results}");
+    // Claude's own tool_use stays as it sent it.
+    assert!(serde_json::to_string(&out.history[1]).unwrap().contains("notes_search_notes"));
+    assert!(history::check(&out.history).is_ok());
+    let trace = s.trace.borrow();
+    let searched = trace.iter().any(|e| match &e.kind {
+        TraceKind::Rpc { message, .. } => message.method() == Some("tools/call"),
+        _ => false,
+    });
+    assert!(!searched, "the server never got the call");
+    assert!(
+        trace
+            .iter()
+            .any(|e| matches!(&e.kind, TraceKind::Resumed { at: Breakpoint::Route, how: ResumeHow::Edited, .. }))
+    );
+    assert!(trace.iter().any(|e| matches!(&e.kind, TraceKind::LocalCall { function, .. } if function == "calculate")));
+}

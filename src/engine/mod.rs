@@ -20,6 +20,7 @@ pub mod limits;
 pub mod mcp;
 pub mod num;
 pub mod platform;
+pub mod saved;
 pub mod server_address;
 pub mod session;
 pub mod settings;

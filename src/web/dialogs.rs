@@ -12,6 +12,7 @@ use super::widgets::{Code, pretty};
 use crate::engine::agent::AskWhy;
 use crate::engine::agent::sampling;
 use crate::engine::cancel::CancelToken;
+use crate::engine::claude::ClaudeError;
 use crate::engine::form::Form;
 use crate::protocol::mcp::{CreateMessageParams, ElicitAction, ElicitResult};
 
@@ -44,6 +45,15 @@ fn Sampling(id: u64, server: String, params: CreateMessageParams) -> impl IntoVi
     let model = RwSignal::new(String::new());
     let max_tokens = sampling::max_tokens(&params, &svc.settings.claude());
     let params = StoredValue::new(params);
+    // The request to Claude, while it runs: Cancel stops it, and so does the dialog going away
+    // (declined, or answered from elsewhere), so nothing writes into a dialog that is gone.
+    let running = StoredValue::new_local(None::<CancelToken>);
+    let stop = move || {
+        if let Some(c) = running.try_update_value(Option::take).flatten() {
+            c.cancel();
+        }
+    };
+    on_cleanup(stop);
     let send = move |_| {
         if let Err(why) = svc.settings.ready() {
             error.set(Some(why));
@@ -54,15 +64,26 @@ fn Sampling(id: u64, server: String, params: CreateMessageParams) -> impl IntoVi
         let agent = svc.runtime(|r| r.agent.clone());
         busy.set(true);
         error.set(None);
+        let cancel = CancelToken::new();
+        running.set_value(Some(cancel.clone()));
         spawn_local(async move {
-            match agent.claude().stream(&settings, &request, &CancelToken::new(), &mut |_| {}).await {
+            let result = agent.claude().stream(&settings, &request, &cancel, &mut |_| {}).await;
+            // The dialog may be gone by now (declined, or answered): its signals with it, so
+            // every write is a try_ that does nothing then.
+            running.try_set_value(None);
+            match result {
                 Ok(a) => {
-                    model.set(a.model.clone());
-                    answer.set(Some(a.message.text()));
+                    model.try_set(a.model.clone());
+                    answer.try_set(Some(a.message.text()));
                 }
-                Err(e) => error.set(Some(format!("{e} ({} layer)", e.layer()))),
+                Err(ClaudeError::Cancelled) => {
+                    error.try_set(Some("Cancelled: nothing was sent back to the server yet.".into()));
+                }
+                Err(e) => {
+                    error.try_set(Some(format!("{e} ({} layer)", e.layer())));
+                }
             }
-            busy.set(false);
+            busy.try_set(false);
         });
     };
     let give_back = move |_| {
@@ -71,7 +92,10 @@ fn Sampling(id: u64, server: String, params: CreateMessageParams) -> impl IntoVi
         let result = sampling::result(answer.get_untracked().unwrap_or_default(), m);
         svc.dialogs.answer(id, Answer::Sampling(Ok(result)));
     };
-    let decline = move |_| svc.dialogs.answer(id, Answer::declined_sampling());
+    let decline = move |_| {
+        stop();
+        svc.dialogs.answer(id, Answer::declined_sampling());
+    };
     let system = params.with_value(|p| p.system_prompt.clone());
     let asked = params.with_value(|p| p.max_tokens);
     view! {
@@ -103,6 +127,9 @@ fn Sampling(id: u64, server: String, params: CreateMessageParams) -> impl IntoVi
                 <button type="button" class="primary" autofocus on:click=send prop:disabled=move || busy.get()>
                     {move || if busy.get() { "Asking Claude…" } else { "Send to Claude" }}
                 </button>
+                <Show when=move || busy.get()>
+                    <button type="button" on:click=move |_| stop()>"Cancel"</button>
+                </Show>
             </Show>
             <button type="button" class="danger" on:click=decline>"Decline"</button>
         </div>

@@ -84,7 +84,7 @@ export async function addServer(page, url, label, status = "connected") {
   await page.getByLabel("MCP server URL").fill(url);
   await page.getByText("Label and headers").click();
   await page.getByLabel("Label (tool name prefix)").fill(label);
-  await page.getByRole("button", { name: "Connect", exact: true }).click();
+  await page.getByRole("form", { name: "Add an MCP server" }).getByRole("button", { name: "Connect", exact: true }).click();
   await page.getByText("Label and headers").click();
   const card = page.getByRole("article", { name: label });
   await expect(card.getByText(status, { exact: true })).toBeVisible({ timeout: 20_000 });

@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::history;
 use super::run::{Agent, Turn};
 use crate::engine::platform::Platform;
-use crate::engine::trace::{Peer, ResumeHow, TraceKind};
+use crate::engine::trace::{Peer, ResumeHow, RouteTarget, TraceKind};
 use crate::protocol::claude::{CreateMessage, Message, Role};
 
 /// Where the loop can stop.
@@ -72,7 +72,7 @@ impl Breakpoint {
 
     /// Whether the payload may be edited here.
     pub fn editable(self) -> bool {
-        matches!(self, Breakpoint::Request | Breakpoint::ToolUse | Breakpoint::Results)
+        !matches!(self, Breakpoint::Error)
     }
 
     /// Whether the step may be skipped here (the call is not run; Claude is told so).
@@ -93,6 +93,9 @@ pub struct Stop {
     pub history: Vec<Message>,
     /// Why the last edit could not be used, when the loop asks again.
     pub problem: Option<String>,
+    /// At phase 3, where a call may be sent instead: each of the page's functions, each
+    /// connected server (its `tool` left empty). Empty elsewhere.
+    pub targets: Vec<RouteTarget>,
 }
 
 /// How the user lets the loop go on.
@@ -143,8 +146,59 @@ pub fn check_edit(stop: &Stop, edited: &Value) -> Result<Option<String>, String>
             all.push(message);
             Ok(history::check(&all).err().map(|rule| format!("the API will refuse it: {rule}")))
         }
-        Breakpoint::Route | Breakpoint::Error => Err("nothing to edit here".into()),
+        Breakpoint::Route => route_edit(stop, edited).map(|_| None),
+        Breakpoint::Error => Err("nothing to edit here".into()),
     }
+}
+
+/// A destination as the route of a phase 3 edit is written: what the paused banner offers.
+pub fn route_hint(t: &RouteTarget) -> String {
+    match t {
+        RouteTarget::Local { function } => format!("{{\"to\": \"local\", \"function\": \"{function}\"}}"),
+        RouteTarget::Server { server_id, label, .. } => {
+            format!("{{\"to\": \"server\", \"server_id\": \"{server_id}\", \"tool\": …}} for \"{label}\"")
+        }
+        RouteTarget::Refused { .. } => String::new(),
+    }
+}
+
+/// A phase 3 edit, read: the arguments the call will carry and where it goes. The tool_use's
+/// id stays (the tool_result answers it); the destination must be one of the stop's targets (a
+/// function of the page, or a connected server, whose label is the page's own).
+pub fn route_edit(stop: &Stop, edited: &Value) -> Result<(Value, RouteTarget), String> {
+    let id = edited.pointer("/tool_use/id").and_then(Value::as_str);
+    if id != stop.payload.pointer("/tool_use/id").and_then(Value::as_str) {
+        return Err("tool_use.id must stay as it is: the tool_result answers it".into());
+    }
+    let input = edited.pointer("/tool_use/input").filter(|i| i.is_object()).cloned();
+    let input = input.ok_or("tool_use.input must be a JSON object: the call's arguments")?;
+    let mut route = edited.get("route").cloned().unwrap_or(Value::Null);
+    // The label is the page's, whatever the edit says: it may be left out.
+    if let Some(r) = route.as_object_mut().filter(|r| r.get("to").and_then(Value::as_str) == Some("server")) {
+        r.entry("label").or_insert_with(|| Value::String(String::new()));
+    }
+    let target: RouteTarget = serde_json::from_value(route).map_err(|e| {
+        format!("route must be {{\"to\": \"local\", \"function\": …}} or {{\"to\": \"server\", \"server_id\": …, \"tool\": …}} ({e})")
+    })?;
+    let known = |t: &RouteTarget| match (t, &target) {
+        (RouteTarget::Local { function: a }, RouteTarget::Local { function: b }) => a == b,
+        (RouteTarget::Server { server_id: a, .. }, RouteTarget::Server { server_id: b, .. }) => a == b,
+        _ => false,
+    };
+    let Some(place) = stop.targets.iter().find(|t| known(t)) else {
+        let names: Vec<String> = stop.targets.iter().map(RouteTarget::arrow).collect();
+        return Err(format!("route goes nowhere this page knows; it can go {}", names.join("; ")));
+    };
+    let target = match (place, target) {
+        (RouteTarget::Server { server_id, label, .. }, RouteTarget::Server { tool, .. }) => {
+            if tool.trim().is_empty() {
+                return Err("route.tool must name the server's tool".into());
+            }
+            RouteTarget::Server { server_id: server_id.clone(), label: label.clone(), tool }
+        }
+        (_, local) => local,
+    };
+    Ok((input, target))
 }
 
 /// What the loop does after a breakpoint.
@@ -152,6 +206,11 @@ pub fn check_edit(stop: &Stop, edited: &Value) -> Result<Option<String>, String>
 pub(super) enum Go {
     On,
     With(Value),
+    /// Phase 3, edited: these arguments, to this destination.
+    Rerouted {
+        input: Value,
+        to: RouteTarget,
+    },
     Skip,
     Stop,
 }
@@ -161,6 +220,17 @@ pub(super) enum Go {
 const MAX_ASKS: u32 = 20;
 
 impl<P: Platform> Agent<P> {
+    /// Where a call may be routed at phase 3: each function of the page, each server of the turn.
+    fn targets(&self, turn: &Turn<'_, P>) -> Vec<RouteTarget> {
+        let local = self.local.iter().map(|t| RouteTarget::Local { function: t.name.to_owned() });
+        let servers = turn.servers.iter().map(|s| RouteTarget::Server {
+            server_id: s.client.config().id.clone(),
+            label: s.label.clone(),
+            tool: String::new(),
+        });
+        local.chain(servers).collect()
+    }
+
     /// Stops at `at` if the user set a breakpoint there, traces where and how the loop went on,
     /// and says what to do; an edit that cannot be used is asked for again, with the reason.
     pub(super) async fn stop_at(
@@ -175,7 +245,8 @@ impl<P: Platform> Agent<P> {
         let Some(pauser) = turn.pause.as_ref().filter(|p| p.breaks_at(at)) else { return Go::On };
         let paused = TraceKind::Paused { at, iteration, title: title.clone(), payload: payload.clone() };
         self.tracer.emit(Peer::Client, paused);
-        let mut stop = Stop { at, iteration, title, payload, history: history.to_vec(), problem: None };
+        let targets = if at == Breakpoint::Route { self.targets(turn) } else { Vec::new() };
+        let mut stop = Stop { at, iteration, title, payload, history: history.to_vec(), problem: None, targets };
         let mut outcome = (ResumeHow::Continued, Go::On, None);
         for _ in 0..MAX_ASKS {
             outcome = match pauser.pause(stop.clone()).await {
@@ -186,6 +257,13 @@ impl<P: Platform> Agent<P> {
                 // A rule the edit breaks was shown; sending it anyway is the user's lesson.
                 Resume::Edited(v) if v == stop.payload => (ResumeHow::Continued, Go::On, None),
                 Resume::Edited(v) => match check_edit(&stop, &v) {
+                    Ok(_) if at == Breakpoint::Route => match route_edit(&stop, &v) {
+                        Ok((input, to)) => (ResumeHow::Edited, Go::Rerouted { input, to }, Some(v)),
+                        Err(problem) => {
+                            stop.problem = Some(problem);
+                            continue;
+                        }
+                    },
                     Ok(_) => (ResumeHow::Edited, Go::With(v.clone()), Some(v)),
                     Err(problem) => {
                         stop.problem = Some(problem);
@@ -214,7 +292,7 @@ mod tests {
     use serde_json::json;
 
     fn stop(at: Breakpoint, payload: Value, history: Vec<Message>) -> Stop {
-        Stop { at, iteration: 1, title: String::new(), payload, history, problem: None }
+        Stop { at, iteration: 1, title: String::new(), payload, history, problem: None, targets: vec![] }
     }
 
     #[test]
@@ -253,5 +331,44 @@ mod tests {
         assert!(check_edit(&s, &json!({"model":"m"})).is_err());
         let broken = json!({"model":"m","max_tokens":10,"messages":[{"role":"assistant","content":[{"type":"text","text":"hi"}]}]});
         assert!(check_edit(&s, &broken).unwrap().unwrap().contains("first message must be the user's"));
+    }
+
+    #[test]
+    fn a_route_may_go_to_another_server_or_function_with_other_arguments() {
+        let payload = json!({"tool_use": {"id": "t1", "name": "a_echo", "input": {"text": "x"}},
+            "route": {"to": "server", "server_id": "s1", "label": "a", "tool": "echo"}});
+        let s = Stop {
+            targets: vec![
+                RouteTarget::Local { function: "calculate".into() },
+                RouteTarget::Server { server_id: "s1".into(), label: "a".into(), tool: String::new() },
+                RouteTarget::Server { server_id: "s2".into(), label: "b".into(), tool: String::new() },
+            ],
+            ..stop(Breakpoint::Route, payload, vec![])
+        };
+        // Another server, another tool, other arguments; the label is the page's own.
+        let elsewhere = json!({"tool_use": {"id": "t1", "input": {"text": "y"}},
+            "route": {"to": "server", "server_id": "s2", "label": "made up", "tool": "shout"}});
+        assert_eq!(check_edit(&s, &elsewhere), Ok(None));
+        assert_eq!(
+            route_edit(&s, &elsewhere),
+            Ok((
+                json!({"text": "y"}),
+                RouteTarget::Server { server_id: "s2".into(), label: "b".into(), tool: "shout".into() }
+            ))
+        );
+        let local = json!({"tool_use": {"id": "t1", "input": {"expression": "1+1"}}, "route": {"to": "local", "function": "calculate"}});
+        assert_eq!(route_edit(&s, &local).unwrap().1, RouteTarget::Local { function: "calculate".into() });
+        // What cannot be used says why.
+        let nowhere =
+            json!({"tool_use": {"id": "t1", "input": {}}, "route": {"to": "server", "server_id": "s9", "tool": "x"}});
+        assert!(check_edit(&s, &nowhere).unwrap_err().contains("goes nowhere this page knows"));
+        let other_id =
+            json!({"tool_use": {"id": "t2", "input": {}}, "route": {"to": "local", "function": "calculate"}});
+        assert!(check_edit(&s, &other_id).unwrap_err().contains("id must stay"));
+        let no_tool =
+            json!({"tool_use": {"id": "t1", "input": {}}, "route": {"to": "server", "server_id": "s2", "tool": " "}});
+        assert!(check_edit(&s, &no_tool).unwrap_err().contains("route.tool"));
+        let refused = json!({"tool_use": {"id": "t1", "input": {}}, "route": {"to": "refused", "reason": "no"}});
+        assert!(check_edit(&s, &refused).is_err());
     }
 }

@@ -231,7 +231,8 @@ impl<P: Platform> Agent<P> {
             let request = match self.stop_at(turn, Breakpoint::Request, iteration, title, payload, &history).await {
                 Go::With(edited) => serde_json::from_value(edited).unwrap_or(request),
                 Go::Stop => return self.end(history, TurnEnd::Aborted, iteration, &emit),
-                Go::On | Go::Skip => request,
+                // Skipping and rerouting are phase 3's; here they leave the request as it is.
+                Go::On | Go::Skip | Go::Rerouted { .. } => request,
             };
             emit(AgentEvent::AttemptStarted { iteration });
             let mut on_news = |news: StreamNews<'_>| forward(&emit, news);
@@ -274,7 +275,7 @@ impl<P: Platform> Agent<P> {
                     }
                     Go::Skip => skipped.push(t.id.clone()),
                     Go::Stop => return self.end(history, TurnEnd::Aborted, iteration, &emit),
-                    Go::On => {}
+                    Go::On | Go::Rerouted { .. } => {}
                 }
             }
             if !answer.message.content.is_empty() {
@@ -294,7 +295,7 @@ impl<P: Platform> Agent<P> {
                 let mut stop_after = false;
                 let mut calls = Vec::new();
                 for t in &tool_uses {
-                    let (call, mut target) = self.decide(t, &catalog, answer.input_error(&t.id), turn);
+                    let (mut call, mut target) = self.decide(t, &catalog, answer.input_error(&t.id), turn);
                     let not_run = |why: &str| RouteTarget::Refused { reason: format!("{why}: not executed.") };
                     if skipped.contains(&t.id) {
                         target = not_run("Skipped at a breakpoint");
@@ -308,6 +309,11 @@ impl<P: Platform> Agent<P> {
                             Go::Stop => {
                                 stop_after = true;
                                 target = not_run("Stopped at a breakpoint");
+                            }
+                            // Checked at the breakpoint: its arguments and destination.
+                            Go::Rerouted { input, to } => {
+                                call.input = input;
+                                target = to;
                             }
                             Go::On | Go::With(_) => {}
                         }
@@ -356,7 +362,7 @@ impl<P: Platform> Agent<P> {
                         }
                     }
                     Go::Stop => stop_after = true,
-                    Go::On | Go::Skip => {}
+                    Go::On | Go::Skip | Go::Rerouted { .. } => {}
                 }
                 history.push(message.clone());
                 emit(AgentEvent::ToolResults { message });

@@ -19,6 +19,7 @@ use crate::engine::mcp::{
     Connection, ElicitationHandler, Handlers, ListKind, ListenEnd, McpClient, McpError, RequestOptions, RevisionChoice,
     SamplingHandler, ServerConfig, ServerNotification, local_network_hint,
 };
+use crate::engine::saved::SavedServer;
 use crate::engine::server_address::{self, Credential};
 use crate::protocol::jsonrpc::{ErrorCode, ErrorObject};
 use crate::protocol::mcp::ServerCapability;
@@ -120,41 +121,53 @@ impl Services {
     /// Restores the saved servers. Those saved with headers that were not remembered wait for
     /// the user to enter them again; the others connect.
     pub(super) fn restore_servers(&self) {
-        for mut saved in super::servers::Servers::saved() {
-            let id = self.servers.next_id();
-            let mut names = saved.header_names.clone();
-            if names.is_empty() && saved.had_headers {
-                names.push("Authorization".into());
-            }
-            // Saved by an earlier version with a secret in the address: it moves out now, and the
-            // next save writes the address without it.
-            let remembered = !saved.headers.is_empty();
-            let mut moved = Vec::new();
-            if let Ok(address) = server_address::prepare(&saved.url)
-                && !address.moved.is_empty()
-            {
-                saved.url = address.url;
-                moved = address.moved.iter().map(Credential::to_pair).collect();
-                names.extend(address.moved.iter().map(Credential::line_name));
-            }
-            let entry = self.servers.push(id.clone(), saved.url.clone(), saved.label.clone(), names.clone());
-            entry.update(|d| {
-                d.revision = super::servers::choice_of(saved.revision.as_deref());
-                d.client = saved.client.clone();
-            });
-            if let Some(memory) = saved.auth {
-                self.restore_auth(&entry, memory);
-            }
-            if remembered {
-                entry.update(|d| d.remember_headers = true);
-            }
-            if remembered || !moved.is_empty() {
-                self.connect(id, saved.headers.into_iter().chain(moved).collect());
-            } else if !names.is_empty() {
-                entry.update(|d| d.headers_missing = true);
-            } else {
-                self.connect(id, Vec::new());
-            }
+        for saved in super::servers::Servers::saved() {
+            self.restore_server(saved, true);
+        }
+    }
+
+    /// Puts a saved server on the page: connected, unless `connect` is false (a server another
+    /// tab added waits for this tab's Connect) or its headers were not kept (the card asks).
+    pub(super) fn restore_server(&self, mut saved: SavedServer, connect: bool) {
+        let id = self.servers.next_id();
+        let mut names = saved.header_names.clone();
+        if names.is_empty() && saved.had_headers {
+            names.push("Authorization".into());
+        }
+        // Saved by an earlier version with a secret in the address: it moves out now, and the
+        // next save writes the address without it.
+        let remembered = !saved.headers.is_empty();
+        let mut moved = Vec::new();
+        if let Ok(address) = server_address::prepare(&saved.url)
+            && !address.moved.is_empty()
+        {
+            saved.url = address.url;
+            moved = address.moved.iter().map(Credential::to_pair).collect();
+            names.extend(address.moved.iter().map(Credential::line_name));
+        }
+        let entry = self.servers.push(id.clone(), saved.url.clone(), saved.label.clone(), names.clone());
+        entry.update(|d| {
+            d.revision = crate::engine::saved::choice_of(saved.revision.as_deref());
+            d.client = saved.client.clone();
+        });
+        if let Some(memory) = saved.auth {
+            self.restore_auth(&entry, memory);
+        }
+        if remembered {
+            entry.update(|d| d.remember_headers = true);
+        }
+        if !connect {
+            entry.push_log(
+                "info",
+                "Added in another tab of this page: press Connect to use it here.".into(),
+                self.now_ms(),
+            );
+        } else if remembered || !moved.is_empty() {
+            self.connect(id, saved.headers.into_iter().chain(moved).collect());
+        } else if !names.is_empty() {
+            entry.update(|d| d.headers_missing = true);
+        } else {
+            self.connect(id, Vec::new());
         }
     }
 
@@ -322,6 +335,9 @@ impl Services {
     }
 
     pub fn remove_server(&self, id: String) {
+        if let Some(entry) = self.servers.entry(&id) {
+            self.servers.forget(&entry.url, &entry.label_untracked());
+        }
         self.disconnect(id.clone());
         self.servers.conns.update_value(|c| c.retain(|c| c.id != id));
         self.servers.auths.update_value(|a| a.retain(|(i, _)| *i != id));

@@ -20,6 +20,9 @@ pub struct Conversation {
     cancel: StoredValue<Option<CancelToken>, LocalStorage>,
     /// The last message the user sent, for Retry.
     last: StoredValue<Option<(String, usize)>>,
+    /// Which conversation this is: bumped by New conversation and by a history put in place
+    /// (a session opened or closed). A turn that outlives its conversation writes nothing.
+    epoch: StoredValue<u64>,
     pub running: RwSignal<bool>,
     /// Whether Retry makes sense (the last turn did not end normally).
     pub can_retry: RwSignal<bool>,
@@ -35,6 +38,7 @@ impl Conversation {
             history: StoredValue::new(Vec::new()),
             cancel: StoredValue::new_local(None),
             last: StoredValue::new(None),
+            epoch: StoredValue::new(0),
             running: RwSignal::new(false),
             can_retry: RwSignal::new(false),
             draft: RwSignal::new(String::new()),
@@ -60,18 +64,33 @@ impl Conversation {
     }
 
     pub fn set_history(&self, history: Vec<crate::protocol::claude::Message>) {
+        self.supersede();
         self.history.set_value(history);
         self.last.set_value(None);
         self.can_retry.set(false);
     }
 
-    /// Forgets the conversation (the timeline stays until cleared).
+    /// Forgets the conversation (the timeline stays until cleared). A turn still running is
+    /// stopped, and whatever it finishes with stays out of the new conversation.
     pub fn reset(&self, svc: Services) {
         svc.stop_turn();
+        self.supersede();
         self.history.set_value(Vec::new());
         self.last.set_value(None);
         self.can_retry.set(false);
         svc.chat.clear();
+    }
+
+    /// A new conversation begins: a turn of the old one writes nothing more.
+    fn supersede(&self) {
+        self.epoch.update_value(|e| *e += 1);
+        self.cancel.set_value(None);
+        self.running.set(false);
+    }
+
+    /// Whether the conversation a turn began in is still the page's.
+    fn current(&self, epoch: u64) -> bool {
+        self.epoch.get_value() == epoch
     }
 
     /// Sends the last user message again, from the history as it was before it.
@@ -116,6 +135,7 @@ impl Conversation {
             );
         }
         let cancel = CancelToken::new();
+        let epoch = this.epoch.get_value();
         this.cancel.set_value(Some(cancel.clone()));
         this.running.set(true);
         this.can_retry.set(false);
@@ -147,8 +167,16 @@ impl Conversation {
                 faults: Some(faults),
                 pause: Some(svc.pausing.pauser()),
             };
-            let emit = Rc::new(move |e| svc.chat.apply(&e));
+            let emit = Rc::new(move |e| {
+                if this.current(epoch) {
+                    svc.chat.apply(&e);
+                }
+            });
             let outcome = agent.run(history, Message::user_text(text), &turn, emit).await;
+            if !this.current(epoch) {
+                // New conversation (or a session opened) while it ran: it ended with its own.
+                return;
+            }
             this.history.set_value(outcome.history);
             this.cancel.set_value(None);
             // Stepping through a turn ends with it.

@@ -13,6 +13,7 @@ mod servers;
 mod session;
 mod settings;
 mod storage;
+mod tabs;
 mod trace;
 mod transcript;
 mod workshop;
@@ -89,6 +90,7 @@ impl Services {
             runtime: StoredValue::new_local(Runtime { platform, tracer, agent, faults }),
         };
         provide_context(services);
+        tabs::listen(services);
         if leptos::prelude::location().protocol().is_ok_and(|p| p == "https:") {
             // An https page may be its own OAuth client id: find out before a restored server's
             // sign-in needs it (one same-origin request).

@@ -5,22 +5,21 @@
 //! unless the user asks to remember them; URLs, labels and header names are saved.
 
 use leptos::prelude::*;
-use serde::{Deserialize, Serialize};
 use std::cell::Cell;
 use std::rc::Rc;
 
 use super::storage;
 use crate::engine::agent::ServerHandle;
 use crate::engine::agent::catalog::slug;
-use crate::engine::auth::{Auth, AuthMemory, AuthStatus, Preregistered};
+use crate::engine::auth::{Auth, AuthStatus, Preregistered};
 use crate::engine::cancel::CancelToken;
 use crate::engine::mcp::{Connection, McpClient, RevisionChoice, ToolList, display_name};
-use crate::protocol::mcp::Revision;
+use crate::engine::saved::{SavedServer, merge, pin_of};
 use crate::protocol::mcp::{InitializeResult, Prompt, Resource, ResourceTemplate};
 use crate::web::PagePlatform as Platform;
 use crate::web::sign_in::Popup;
 
-const SERVERS_KEY: &str = "loopscope.servers";
+pub(super) const SERVERS_KEY: &str = "loopscope.servers";
 /// Log lines kept per server.
 const LOG_LINES: usize = 200;
 
@@ -125,42 +124,6 @@ impl ServerEntry {
     }
 }
 
-/// What is saved of a server. Header values only when the user opted in for that server.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Saved {
-    pub url: String,
-    pub label: String,
-    pub header_names: Vec<String>,
-    /// Kept only when the user ticked "remember on this device" for this server.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub headers: Vec<(String, String)>,
-    /// Earlier saves said only whether there were headers.
-    #[serde(skip_serializing)]
-    pub had_headers: bool,
-    /// The pinned protocol revision, if the user pinned one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub revision: Option<String>,
-    /// The user's own OAuth client for this server (its secret only when remembered).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub client: Option<Preregistered>,
-    /// Tokens and registrations, only when the user ticked "remember the sign-in".
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub auth: Option<AuthMemory>,
-}
-
-/// A pin as saved, and back.
-pub fn pin_of(choice: RevisionChoice) -> Option<String> {
-    match choice {
-        RevisionChoice::Auto => None,
-        RevisionChoice::Pin(r) => Some(r.as_str().to_owned()),
-    }
-}
-
-pub fn choice_of(saved: Option<&str>) -> RevisionChoice {
-    saved.and_then(Revision::parse).map_or(RevisionChoice::Auto, RevisionChoice::Pin)
-}
-
 /// A server's OAuth, by the server's id.
 pub type ServerAuth = (String, Rc<Auth<Platform>>);
 
@@ -183,6 +146,9 @@ pub struct Servers {
     next: StoredValue<u32>,
     /// The parent of every server's owner.
     owner: StoredValue<Owner, LocalStorage>,
+    /// Servers this tab removed (address, label): a save drops them from what is stored, and
+    /// keeps the servers another tab added (`engine::saved::merge`).
+    removed: StoredValue<Vec<(String, String)>>,
 }
 
 impl Servers {
@@ -193,6 +159,7 @@ impl Servers {
             auths: StoredValue::new_local(Vec::new()),
             next: StoredValue::new(1),
             owner: StoredValue::new_local(Owner::current().unwrap_or_default()),
+            removed: StoredValue::new(Vec::new()),
         }
     }
 
@@ -282,9 +249,9 @@ impl Servers {
     }
 
     pub fn save(&self) {
-        let saved: Vec<Saved> = self.list.with_untracked(|l| {
+        let ours: Vec<SavedServer> = self.list.with_untracked(|l| {
             l.iter()
-                .map(|s| Saved {
+                .map(|s| SavedServer {
                     url: s.url.clone(),
                     label: s.label_untracked(),
                     header_names: s.data.with_untracked(|d| d.header_names.clone()),
@@ -311,13 +278,24 @@ impl Servers {
                 })
                 .collect()
         });
+        let saved = self.removed.with_value(|removed| merge(ours, &Self::saved(), removed));
         if let Ok(json) = serde_json::to_string(&saved) {
             storage::set(SERVERS_KEY, &json);
         }
     }
 
-    pub fn saved() -> Vec<Saved> {
-        storage::get(SERVERS_KEY).and_then(|s| storage::read_json(&s)).unwrap_or_default()
+    pub fn saved() -> Vec<SavedServer> {
+        storage::get(SERVERS_KEY).as_deref().map(Self::read).unwrap_or_default()
+    }
+
+    /// A saved list's text, read (nothing when it does not read).
+    pub fn read(text: &str) -> Vec<SavedServer> {
+        storage::read_json(text).unwrap_or_default()
+    }
+
+    /// Remembers that this tab removed a server, so a save does not keep it.
+    pub fn forget(&self, url: &str, label: &str) {
+        self.removed.update_value(|r| r.push((url.to_owned(), label.to_owned())));
     }
 
     pub fn log(&self, id: &str, level: &str, text: String, at_ms: f64) {

@@ -85,7 +85,14 @@ fn download(name: &str, text: &str) {
             a.click();
         }
     }
-    let _ = web_sys::Url::revoke_object_url(&url);
+    // The download starts after this task: revoking the URL now leaves some browsers with
+    // nothing to save. A minute later the file has long been taken.
+    leptos::prelude::set_timeout(
+        move || {
+            let _ = web_sys::Url::revoke_object_url(&url);
+        },
+        std::time::Duration::from_secs(60),
+    );
 }
 
 impl Services {
@@ -106,7 +113,7 @@ impl Services {
                     url: s.url.clone(),
                     label: s.label_untracked(),
                     header_names: s.data.with_untracked(|d| d.header_names.clone()),
-                    revision: s.data.with_untracked(|d| super::servers::pin_of(d.revision)),
+                    revision: s.data.with_untracked(|d| crate::engine::saved::pin_of(d.revision)),
                 })
                 .collect()
         });

@@ -7,8 +7,8 @@ use super::storage;
 use crate::engine::claude::ClaudeSettings;
 pub use crate::engine::settings::UserSettings as SettingsData;
 
-const SETTINGS_KEY: &str = "loopscope.settings";
-const API_KEY_KEY: &str = "loopscope.api-key";
+pub(super) const SETTINGS_KEY: &str = "loopscope.settings";
+pub(super) const API_KEY_KEY: &str = "loopscope.api-key";
 
 #[derive(Clone, Copy)]
 pub struct Settings {

@@ -6,7 +6,7 @@ use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::engine::agent::{Breakpoint, Resume, Stop, check_edit};
+use crate::engine::agent::{Breakpoint, Resume, Stop, check_edit, route_hint};
 use crate::engine::timeline::phase_title;
 use crate::web::state::use_services;
 use crate::web::widgets::{Code, pretty};
@@ -86,6 +86,13 @@ pub fn PausedBanner() -> impl IntoView {
                         <h2 id="paused-title">{heading(&s)}</h2>
                         <p class="paused-what">{format!("{} — stopped {}.", s.title, s.at.describe())}</p>
                         {s.problem.clone().map(|p| view! { <p class="form-error" role="alert">{format!("That edit cannot be used: {p}")}</p> })}
+                        {(!s.targets.is_empty()).then(|| {
+                            let places: Vec<String> = s.targets.iter().map(route_hint).collect();
+                            view! { <p class="hint">{format!(
+                                "Change \"route\" to send it elsewhere: {}; and \"input\" for other arguments.",
+                                places.join(", ")
+                            )}</p> }
+                        })}
                         {editable.then(|| view! {
                             <p class="draft-verdict" role="status">{move || match verdict.get() {
                                 Some(Draft::Unchanged) | None => "Unchanged.".to_owned(),
