@@ -1,6 +1,6 @@
 // The official MCP conformance suite (@modelcontextprotocol/conformance, pinned in
 // package-lock.json) against Loopscope's MCP engine, through the native driver
-// (examples/conformance.rs): every client scenario, each at every protocol revision it applies
+// (crates/engine/examples/conformance.rs): every client scenario, each at every protocol revision it applies
 // to that the client speaks, each run on its own (`client --scenario`; never the parallel
 // `--suite` mode, which ignores the client's exit status and timeouts). Prints a table and
 // "conformance: N/M client scenarios", and fails below the ratchet.

@@ -1,12 +1,36 @@
-//! Loopscope: the Claude tool-use agent loop and an MCP Streamable HTTP client, run in the
-//! browser and drawn on a timeline.
-//!
-//! Three layers, dependencies pointing one way only (see ARCHITECTURE.md):
-//! [`protocol`] (wire types, serde only) → [`engine`] (logic, natively testable) → `web`
-//! (Leptos UI, browser I/O; compiled for wasm32 only).
+//! Loopscope's page: the Leptos UI and everything that touches the browser, over the
+//! [`engine`] (the loop, the MCP and Messages clients, every decision, natively tested) and the
+//! [`protocol`] (wire types). Three crates, dependencies pointing one way only
+//! (ARCHITECTURE.md): protocol → engine → this one. Compiled for wasm32 only; on any other
+//! target the crate is empty and the binary says how to run the app.
+#![cfg(target_arch = "wasm32")]
 
-pub mod engine;
-pub mod protocol;
+mod app;
+mod chat;
+mod dialogs;
+pub mod platform;
+mod presenter;
+mod schema_form;
+mod servers;
+mod settings_panel;
+mod sign_in;
+pub mod state;
+mod theme;
+mod timeline;
+mod widgets;
+mod workshop;
 
-#[cfg(target_arch = "wasm32")]
-pub mod web;
+pub use app::App;
+
+/// The platform the page runs the engine on: fetch, with demo-mode requests answered in place.
+pub type PagePlatform = engine::demo::Demo<platform::Browser>;
+
+/// Mounts the app on `<body>`; called once from `main`.
+pub fn start() {
+    console_error_panic_hook::set_once();
+    // index.html's loading screen has done its work.
+    if let Some(boot) = leptos::prelude::document().get_element_by_id("boot") {
+        boot.remove();
+    }
+    leptos::mount::mount_to_body(App);
+}

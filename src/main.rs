@@ -3,7 +3,7 @@
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
-    loopscope::web::start();
+    loopscope::start();
 }
 
 #[cfg(not(target_arch = "wasm32"))]

@@ -3,15 +3,15 @@
 //! Also reports the loop's per-step overhead in the browser, from the trace timestamps.
 #![cfg(target_arch = "wasm32")]
 
-use loopscope::engine::agent::{Agent, ServerHandle, Turn, TurnEnd};
-use loopscope::engine::cancel::CancelToken;
-use loopscope::engine::claude::ClaudeSettings;
-use loopscope::engine::mcp::{Handlers, McpClient, ServerConfig};
-use loopscope::engine::platform::{Headers, HttpRequest, Method, Platform};
-use loopscope::engine::timeline::step_overhead;
-use loopscope::engine::trace::{TraceEvent, Tracer};
-use loopscope::protocol::claude::Message;
-use loopscope::web::platform::Browser;
+use engine::agent::{Agent, ServerHandle, Turn, TurnEnd};
+use engine::cancel::CancelToken;
+use engine::claude::ClaudeSettings;
+use engine::mcp::{Handlers, McpClient, ServerConfig};
+use engine::platform::{Headers, HttpRequest, Method, Platform};
+use engine::timeline::step_overhead;
+use engine::trace::{TraceEvent, Tracer};
+use loopscope::platform::Browser;
+use protocol::claude::Message;
 use serde_json::{Value, json};
 use std::cell::RefCell;
 use std::rc::Rc;

@@ -3,11 +3,11 @@
 //! on 127.0.0.1 and passes their URLs in at compile time.
 #![cfg(target_arch = "wasm32")]
 
-use loopscope::engine::layer::Layer;
-use loopscope::engine::mcp::{Handlers, McpClient, RequestOptions, ServerConfig};
-use loopscope::engine::trace::Tracer;
-use loopscope::protocol::mcp::ContentBlock;
-use loopscope::web::platform::Browser;
+use engine::layer::Layer;
+use engine::mcp::{Handlers, McpClient, RequestOptions, ServerConfig};
+use engine::trace::Tracer;
+use loopscope::platform::Browser;
+use protocol::mcp::ContentBlock;
 use serde_json::{Map, json};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -75,7 +75,7 @@ async fn a_server_without_cors_is_a_network_error_that_says_cors() {
     assert!(err.to_string().contains("Failed to fetch"), "{err}");
     // The test runner's page is cross-origin isolated (COEP), where an opaque probe cannot tell
     // "down" from "CORS": the hint then names both. The e2e tests check each on a real page.
-    assert!(loopscope::web::platform::cross_origin_isolated());
+    assert!(loopscope::platform::cross_origin_isolated());
     assert!(err.hint().unwrap().contains("CORS"));
 }
 

@@ -15,7 +15,7 @@ fn document() -> web_sys::Document {
 fn mount() -> web_sys::HtmlElement {
     let host: web_sys::HtmlElement = document().create_element("div").unwrap().unchecked_into();
     document().body().unwrap().append_child(&host).unwrap();
-    let handle = leptos::mount::mount_to(host.clone(), loopscope::web::App);
+    let handle = leptos::mount::mount_to(host.clone(), loopscope::App);
     handle.forget();
     host
 }

@@ -4,9 +4,9 @@
 //! the conformance suite verifies those assertions.)
 #![cfg(target_arch = "wasm32")]
 
+use engine::platform::Platform;
 use js_sys::{Function, Promise, Uint8Array};
-use loopscope::engine::platform::Platform;
-use loopscope::web::platform::Browser;
+use loopscope::platform::Browser;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;

@@ -1,0 +1,230 @@
+//! Getting tokens: the authorization code grant with PKCE (the user signs in; the redirect
+//! back is checked for `state` and, per RFC 9207, `iss` before the code goes anywhere), the
+//! client credentials grant for a machine client, and refresh. Every token request names the
+//! resource (RFC 8707) and authenticates the client as it was registered.
+
+use super::assertion::{ASSERTION_TYPE, PRIVATE_KEY_JWT, client_assertion};
+use super::challenge::split_scopes;
+use super::discovery::Found;
+use super::http::read_document;
+use super::pkce::Pkce;
+use super::url::{query_of, with_query};
+use super::{Auth, AuthError, RegisteredClient, Step, Tokens};
+use crate::encoding::{base64, form_component, form_decode, form_encode};
+use crate::platform::{Headers, Platform};
+use crate::trace::{AuthStep, TraceKind};
+use protocol::oauth::{TokenResponse, grant};
+
+impl<P: Platform> Auth<P> {
+    /// The user signs in; the code that comes back is exchanged for tokens.
+    pub(super) async fn authorization_code(
+        &self,
+        found: &Found,
+        client: &RegisteredClient,
+        scopes: &[String],
+    ) -> Result<Tokens, AuthError> {
+        let m = &found.metadata;
+        let methods = m.code_challenge_methods_supported.clone().unwrap_or_default();
+        if !found.defaults && !methods.iter().any(|c| c == "S256") {
+            return Err(AuthError::PkceUnsupported { supported: methods });
+        }
+        let endpoint = m.authorization_endpoint.clone().ok_or_else(|| AuthError::Malformed {
+            step: Step::ServerMetadata,
+            url: m.issuer.clone(),
+            reason: "it has no authorization_endpoint".into(),
+        })?;
+        let pkce = Pkce::new(&*self.platform);
+        self.secret(&pkce.verifier);
+        let scope = scopes.join(" ");
+        let mut query = vec![
+            ("response_type", "code"),
+            ("client_id", client.client_id.as_str()),
+            ("redirect_uri", self.settings.redirect_uri.as_str()),
+            ("code_challenge", pkce.challenge.as_str()),
+            ("code_challenge_method", "S256"),
+            ("state", pkce.state.as_str()),
+            ("resource", found.resource.as_str()),
+        ];
+        if !scope.is_empty() {
+            query.push(("scope", scope.as_str()));
+        }
+        if scopes.iter().any(|s| s == "offline_access") {
+            // OpenID Connect grants offline_access only with an explicit consent prompt (Core §11).
+            query.push(("prompt", "consent"));
+        }
+        let page = self.sign_in_page(&with_query(&endpoint, &form_encode(query)), found)?;
+        let scope = (!scope.is_empty()).then_some(scope);
+        self.tracer.emit(self.peer(), TraceKind::Auth { step: AuthStep::SignIn { url: page.url.href(), scope } });
+        if let Some(warning) = page.warning() {
+            self.note(warning);
+        }
+        self.set_status(super::AuthStatus::WaitingForUser { page: page.clone() });
+        let back = self.agent.sign_in(&page).await.map_err(AuthError::UserAgent)?;
+        let code = self.accept_redirect(&back, found, &pkce.state)?;
+        self.set_status(super::AuthStatus::Working);
+        let params = vec![
+            ("grant_type", grant::AUTHORIZATION_CODE.to_owned()),
+            ("code", code),
+            ("redirect_uri", self.settings.redirect_uri.clone()),
+            ("code_verifier", pkce.verifier.clone()),
+        ];
+        self.token_request(
+            Step::Token,
+            found.metadata.token_endpoint.clone(),
+            &found.resource,
+            &found.issuer,
+            client,
+            params,
+            scopes,
+        )
+        .await
+    }
+
+    /// Checks the redirect back: `state` (CSRF), then `iss` (mix-up, RFC 9207 §2.4, compared
+    /// as strings, before anything in it is acted on), then an error, then the code. An absent
+    /// `iss` is refused when the metadata promised it; the 2026-07-28 revision (SEP-2468, the
+    /// suite's `auth/iss-not-advertised`) requires a client to go on when it was not promised,
+    /// so there the defence is the `state`, which only the flow sent to this authorization
+    /// server holds (docs/security.md, "Mix-up").
+    fn accept_redirect(&self, back: &str, found: &Found, state: &str) -> Result<String, AuthError> {
+        let params = form_decode(query_of(back));
+        let get = |name: &str| params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+        if let Some(code) = get("code") {
+            self.secret(code);
+        }
+        let refused = |error: AuthError| {
+            let detail = error.to_string();
+            self.tracer.emit(self.peer(), TraceKind::Auth { step: AuthStep::Returned { accepted: false, detail } });
+            error
+        };
+        if get("state") != Some(state) {
+            return Err(refused(AuthError::StateMismatch));
+        }
+        let required = found.metadata.authorization_response_iss_parameter_supported;
+        match get("iss") {
+            Some(iss) if iss != found.issuer => {
+                return Err(refused(AuthError::IssuerResponse {
+                    expected: found.issuer.clone(),
+                    found: Some(iss.to_owned()),
+                }));
+            }
+            None if required => {
+                return Err(refused(AuthError::IssuerResponse { expected: found.issuer.clone(), found: None }));
+            }
+            _ => {}
+        }
+        if let Some(error) = get("error") {
+            let description = get("error_description").map(str::to_owned);
+            return Err(refused(AuthError::Denied { error: error.to_owned(), description }));
+        }
+        let Some(code) = get("code").filter(|c| !c.is_empty()) else {
+            return Err(refused(AuthError::Denied { error: "no code in the redirect".into(), description: None }));
+        };
+        let iss = if get("iss").is_some() { "; iss matches" } else { "" };
+        let detail = format!("authorization code received; state matches{iss}");
+        self.tracer.emit(self.peer(), TraceKind::Auth { step: AuthStep::Returned { accepted: true, detail } });
+        Ok(code.to_owned())
+    }
+
+    /// The client credentials grant: no user, the client's own secret.
+    pub(super) async fn client_credentials(
+        &self,
+        found: &Found,
+        client: &RegisteredClient,
+        scopes: &[String],
+    ) -> Result<Tokens, AuthError> {
+        let mut params = vec![("grant_type", grant::CLIENT_CREDENTIALS.to_owned())];
+        if !scopes.is_empty() {
+            params.push(("scope", scopes.join(" ")));
+        }
+        let endpoint = found.metadata.token_endpoint.clone();
+        self.token_request(Step::ClientCredentials, endpoint, &found.resource, &found.issuer, client, params, scopes)
+            .await
+    }
+
+    /// A new access token from the refresh token (which is kept if no new one comes).
+    pub(super) async fn refresh_with(&self, tokens: &Tokens, client: &RegisteredClient) -> Result<Tokens, AuthError> {
+        let refresh_token = tokens.refresh_token.clone().unwrap_or_default();
+        let params = vec![("grant_type", grant::REFRESH_TOKEN.to_owned()), ("refresh_token", refresh_token.clone())];
+        let mut fresh = self
+            .token_request(
+                Step::Refresh,
+                tokens.token_endpoint.clone(),
+                &tokens.resource,
+                &tokens.issuer,
+                client,
+                params,
+                &tokens.scopes,
+            )
+            .await?;
+        fresh.refresh_token = fresh.refresh_token.or(Some(refresh_token));
+        Ok(fresh)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn token_request(
+        &self,
+        step: Step,
+        endpoint: String,
+        resource: &str,
+        issuer: &str,
+        client: &RegisteredClient,
+        mut params: Vec<(&str, String)>,
+        requested: &[String],
+    ) -> Result<Tokens, AuthError> {
+        for (name, value) in &params {
+            if matches!(*name, "code" | "code_verifier" | "refresh_token") {
+                self.secret(value);
+            }
+        }
+        params.push(("resource", resource.to_owned()));
+        let mut headers = Headers::new().with("content-type", "application/x-www-form-urlencoded");
+        let secret = client.client_secret.clone().unwrap_or_default();
+        match client.auth_method.as_str() {
+            "client_secret_basic" => {
+                // RFC 6749 §2.3.1: each part form-encoded before base64.
+                let pair = format!("{}:{}", form_component(&client.client_id), form_component(&secret));
+                headers.set("authorization", format!("Basic {}", base64(pair.as_bytes())));
+            }
+            "client_secret_post" => {
+                params.push(("client_id", client.client_id.clone()));
+                params.push(("client_secret", secret));
+            }
+            PRIVATE_KEY_JWT => {
+                let pem = self.settings.preregistered.as_ref().and_then(|p| p.private_key_pem.clone());
+                let signed = match pem {
+                    Some(pem) => client_assertion(&*self.platform, &pem, &client.client_id, issuer).await,
+                    None => Err("no private key was entered for this client".into()),
+                };
+                let assertion = signed.map_err(|reason| AuthError::ClientKey { reason })?;
+                self.secret(&assertion);
+                params.push(("client_id", client.client_id.clone()));
+                params.push(("client_assertion_type", ASSERTION_TYPE.to_owned()));
+                params.push(("client_assertion", assertion));
+            }
+            _ => params.push(("client_id", client.client_id.clone())),
+        }
+        let body = form_encode(params.iter().map(|(k, v)| (*k, v.as_str())));
+        let json = self.post_json(step, &endpoint, headers, body).await?;
+        let response = read_document(step, &endpoint, json.as_ref(), TokenResponse::read)?;
+        if !response.token_type.eq_ignore_ascii_case("bearer") {
+            return Err(AuthError::Malformed {
+                step,
+                url: endpoint,
+                reason: format!("the token type is \"{}\"; this client uses Bearer tokens", response.token_type),
+            });
+        }
+        let scopes = response.scope.as_deref().map(split_scopes).unwrap_or_else(|| requested.to_vec());
+        let now = self.platform.now_ms();
+        Ok(Tokens {
+            access_token: response.access_token,
+            refresh_token: response.refresh_token,
+            issued_at_ms: now,
+            expires_at_ms: response.expires_in_s.map(|s| now + s * 1000.0),
+            scopes,
+            issuer: issuer.to_owned(),
+            token_endpoint: endpoint,
+            resource: resource.to_owned(),
+        })
+    }
+}

@@ -1,0 +1,86 @@
+//! What the user sets for the Claude side of the loop.
+
+use serde::{Deserialize, Serialize};
+
+use protocol::claude::ToolChoice;
+
+pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
+/// Suggestions for the model field; any model id the API knows works.
+pub const MODEL_SUGGESTIONS: [&str; 4] =
+    ["claude-sonnet-4-5", "claude-opus-4-5", "claude-haiku-4-5", "claude-opus-4-1"];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolChoiceMode {
+    /// Claude decides (the default).
+    Auto,
+    /// Claude must call some tool.
+    Any,
+    /// Tools are described but may not be called.
+    None,
+}
+
+impl ToolChoiceMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolChoiceMode::Auto => "auto",
+            ToolChoiceMode::Any => "any",
+            ToolChoiceMode::None => "none",
+        }
+    }
+
+    pub const ALL: [ToolChoiceMode; 3] = [ToolChoiceMode::Auto, ToolChoiceMode::Any, ToolChoiceMode::None];
+
+    pub fn parse(s: &str) -> Self {
+        Self::ALL.into_iter().find(|m| m.as_str() == s).unwrap_or(ToolChoiceMode::Auto)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClaudeSettings {
+    pub base_url: String,
+    /// Sent only to `base_url`, never traced, never exported.
+    pub api_key: String,
+    pub model: String,
+    pub max_tokens: u32,
+    pub system: String,
+    pub tool_choice: ToolChoiceMode,
+    pub parallel_tool_use: bool,
+    pub max_retries: u32,
+    /// How much an answer may make the page read (`engine::limits`).
+    pub limits: crate::limits::Limits,
+}
+
+impl Default for ClaudeSettings {
+    fn default() -> Self {
+        Self {
+            base_url: DEFAULT_BASE_URL.into(),
+            api_key: String::new(),
+            model: DEFAULT_MODEL.into(),
+            max_tokens: 1024,
+            system: String::new(),
+            tool_choice: ToolChoiceMode::Auto,
+            parallel_tool_use: true,
+            max_retries: super::retry::DEFAULT_MAX_RETRIES,
+            limits: crate::limits::Limits::default(),
+        }
+    }
+}
+
+impl ClaudeSettings {
+    /// The `tool_choice` to send; `None` when the default (auto, parallel) applies.
+    pub fn tool_choice(&self) -> Option<ToolChoice> {
+        let disable_parallel_tool_use = !self.parallel_tool_use;
+        match self.tool_choice {
+            ToolChoiceMode::Auto if !disable_parallel_tool_use => None,
+            ToolChoiceMode::Auto => Some(ToolChoice::Auto { disable_parallel_tool_use }),
+            ToolChoiceMode::Any => Some(ToolChoice::Any { disable_parallel_tool_use }),
+            ToolChoiceMode::None => Some(ToolChoice::None),
+        }
+    }
+
+    pub fn messages_url(&self) -> String {
+        format!("{}/v1/messages", self.base_url.trim_end_matches('/'))
+    }
+}

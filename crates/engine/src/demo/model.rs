@@ -1,0 +1,345 @@
+//! The demo model: a scripted stand-in for Claude, so a workshop without API keys still sees the
+//! whole loop. It reads the same request Claude would, picks tools by matching words of the
+//! question against tool names and descriptions, fills arguments from the question, and, once
+//! results come back, answers by quoting them. It is not Claude and says so in every answer.
+
+// Text from outside the page is read here: no slicing by byte index, no indexing that can
+// panic (a panic aborts the wasm and kills the page; docs/security.md).
+#![deny(clippy::string_slice, clippy::indexing_slicing)]
+
+use serde_json::{Map, Value, json};
+
+/// What the demo model answers: text and tool calls, and why it stopped.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reply {
+    pub text: String,
+    pub calls: Vec<(String, Value)>,
+    pub stop_reason: &'static str,
+}
+
+impl Reply {
+    /// An answer a lesson wrote for the demo model: it says so, and stops for its tool calls.
+    pub fn scripted(text: &str, calls: Vec<(String, Value)>) -> Reply {
+        Reply {
+            text: format!("(Demo model, scripted by the lesson.) {text}"),
+            stop_reason: if calls.is_empty() { "end_turn" } else { "tool_use" },
+            calls,
+        }
+    }
+}
+
+const STOP_WORDS: [&str; 24] = [
+    "the", "a", "an", "and", "or", "of", "in", "on", "for", "to", "is", "what", "whats", "what's", "me", "my",
+    "please", "get", "tell", "with", "it", "at", "how", "do",
+];
+
+/// A letter or digit. Any non-ASCII character counts as a letter: core's Unicode tables cost
+/// the page kilobytes, and the demo model only needs words, names and paths.
+fn letter(c: char) -> bool {
+    c.is_ascii_alphanumeric() || !c.is_ascii()
+}
+
+/// Could start a name ("Tokyo", "Évian"): an ASCII capital, or any non-ASCII letter.
+fn capital(c: char) -> bool {
+    c.is_ascii_uppercase() || !c.is_ascii()
+}
+
+fn words(s: &str) -> Vec<String> {
+    s.split(|c: char| !letter(c))
+        .filter(|w| w.len() > 2)
+        .map(|w| w.to_ascii_lowercase())
+        .filter(|w| !STOP_WORDS.contains(&w.as_str()))
+        .collect()
+}
+
+fn last_user_text(messages: &[Value]) -> String {
+    let last = messages.last().cloned().unwrap_or(Value::Null);
+    match last.get("content").unwrap_or(&Value::Null) {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => blocks.iter().filter_map(|b| b["text"].as_str()).collect::<Vec<_>>().join(" "),
+        _ => String::new(),
+    }
+}
+
+/// The arithmetic in a question: the longest run of digits, operators and parentheses.
+fn expression(q: &str) -> Option<String> {
+    let q = q.replace('×', "*").replace('÷', "/");
+    let mut best = String::new();
+    let mut cur = String::new();
+    for c in q.chars().chain(std::iter::once('\n')) {
+        if c.is_ascii_digit() || "+-*/%^(). ".contains(c) {
+            cur.push(c);
+        } else {
+            let t = cur.trim();
+            if t.chars().any(|c| "+-*/%^".contains(c)) && t.chars().any(|c| c.is_ascii_digit()) && t.len() > best.len()
+            {
+                best = t.trim_end_matches(['.', ' ']).to_owned();
+            }
+            cur.clear();
+        }
+    }
+    (!best.is_empty()).then_some(best)
+}
+
+/// A place name: the capitalised word(s) after "in", or any capitalised word that does not
+/// start the sentence.
+fn place(q: &str) -> Option<String> {
+    let tokens: Vec<&str> = q.split_whitespace().collect();
+    for (i, t) in tokens.iter().enumerate() {
+        if t.eq_ignore_ascii_case("in") {
+            let name: Vec<&str> = tokens
+                .get(i + 1..)
+                .unwrap_or_default()
+                .iter()
+                .map(|w| w.trim_matches(|c: char| !letter(c)))
+                .take_while(|w| w.chars().next().is_some_and(capital))
+                .collect();
+            if !name.is_empty() {
+                return Some(name.join(" "));
+            }
+        }
+    }
+    tokens
+        .iter()
+        .skip(1)
+        .map(|w| w.trim_matches(|c: char| !letter(c)))
+        .find(|w| w.len() > 2 && w.chars().next().is_some_and(capital) && *w != "MCP")
+        .map(str::to_owned)
+}
+
+fn quoted(q: &str) -> Option<String> {
+    let (_, rest) = q.split_once(['"', '“', '\''])?;
+    let (inside, _) = rest.split_once(['"', '”', '\''])?;
+    Some(inside.to_owned())
+}
+
+/// A file path in a question: a word with a slash, or a name with an extension ("main.ts").
+fn path(q: &str) -> Option<String> {
+    q.split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !(letter(c) || "/._-".contains(c))).trim_end_matches('.'))
+        .find(|w| {
+            w.contains('/')
+                || w.split_once('.').is_some_and(|(a, b)| !a.is_empty() && b.chars().all(letter) && !b.is_empty())
+        })
+        .map(str::to_owned)
+}
+
+fn numbers(q: &str) -> Vec<f64> {
+    q.split(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-')).filter_map(|t| t.parse().ok()).collect()
+}
+
+/// Arguments for `schema` from the question; `None` if a required one cannot be filled.
+fn arguments(schema: &Value, q: &str) -> Option<Value> {
+    let props = schema.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
+    let required = crate::form::required(schema);
+    let mut args = Map::new();
+    let nums = numbers(q);
+    let mut next_num = nums.iter();
+    for (name, spec) in &props {
+        let kind = spec.get("type").and_then(Value::as_str).unwrap_or("string");
+        let lname = name.to_ascii_lowercase();
+        let value = match kind {
+            "number" | "integer" => {
+                next_num.next().map(|n| if kind == "integer" { json!(*n as i64) } else { json!(n) })
+            }
+            "boolean" => None,
+            _ if lname.contains("expr") => expression(q).map(Value::from),
+            _ if lname.contains("path") || lname.contains("file") => path(q).map(Value::from),
+            _ if ["city", "location", "place"].iter().any(|k| lname.contains(k)) => place(q).map(Value::from),
+            _ if lname.contains("offset") || lname.contains("zone") => None,
+            _ => Some(Value::from(quoted(q).unwrap_or_else(|| q.trim().to_owned()))),
+        };
+        match value {
+            Some(v) => {
+                args.insert(name.clone(), v);
+            }
+            None if required.contains(&name.as_str()) => return None,
+            None => {}
+        }
+    }
+    Some(Value::Object(args))
+}
+
+/// How well a tool fits the question: words of its name count double, then its description.
+fn score(tool: &Value, q_words: &[String]) -> usize {
+    let name = tool["name"].as_str().unwrap_or("");
+    let name_words = words(&name.replace(['_', '-', '.'], " "));
+    let desc_words = words(tool["description"].as_str().unwrap_or(""));
+    q_words
+        .iter()
+        .map(|w| {
+            // A shared stem counts: the first four characters (not bytes: "cafés" is no slice).
+            let stem = w.char_indices().nth(4).and_then(|(at, _)| w.get(..at));
+            2 * name_words.iter().filter(|n| *n == w || stem.is_some_and(|s| n.starts_with(s))).count()
+                + usize::from(desc_words.contains(w))
+        })
+        .sum()
+}
+
+/// The demo model's answer to a Messages request body.
+pub fn respond(request: &Value) -> Reply {
+    let messages = request["messages"].as_array().cloned().unwrap_or_default();
+    let last = messages.last().cloned().unwrap_or(Value::Null);
+    let results: Vec<&Value> = last
+        .get("content")
+        .unwrap_or(&Value::Null)
+        .as_array()
+        .map(|b| b.iter().filter(|b| b["type"] == "tool_result").collect())
+        .unwrap_or_default();
+    if !results.is_empty() {
+        return answer_from_results(&messages, &results);
+    }
+    let question = last_user_text(&messages);
+    let tools = request["tools"].as_array().cloned().unwrap_or_default();
+    let q_words = words(&question);
+    let mut scored: Vec<(usize, &Value)> =
+        tools.iter().map(|t| (score(t, &q_words), t)).filter(|(s, _)| *s >= 2).collect();
+    if expression(&question).is_some()
+        && let Some(calc) = tools.iter().find(|t| t["name"] == "calculate")
+    {
+        scored.push((3, calc));
+    }
+    scored.sort_by_key(|(score, _)| std::cmp::Reverse(*score));
+    let mut calls: Vec<(String, Value)> = Vec::new();
+    for (_, tool) in scored {
+        let name = tool["name"].as_str().unwrap_or("").to_owned();
+        if calls.len() == 3 || calls.iter().any(|(n, _)| *n == name) {
+            continue;
+        }
+        if let Some(args) = arguments(&tool["input_schema"], &question) {
+            calls.push((name, args));
+        }
+    }
+    if calls.is_empty() {
+        let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).take(8).collect();
+        return Reply {
+            text: format!(
+                "(Demo model, not Claude.) I found no tool that fits. Try \"What's the weather in Tokyo, and what is 17 * 23?\", or name one of these tools: {}.",
+                names.join(", ")
+            ),
+            calls,
+            stop_reason: "end_turn",
+        };
+    }
+    let names: Vec<&str> = calls.iter().map(|(n, _)| n.as_str()).collect();
+    Reply {
+        text: format!("(Demo model, not Claude.) I'll use {}.", names.join(" and ")),
+        calls,
+        stop_reason: "tool_use",
+    }
+}
+
+/// A tool_result's content in words, on one line.
+fn result_text(r: &Value) -> String {
+    crate::text::content_text(&r["content"]).replace('\n', " ")
+}
+
+/// The article's self-correction: a server said the path must be absolute, so call again with
+/// one. Only for calls whose path was relative, so it cannot loop.
+/// Returns (tool_use id, tool, corrected input).
+fn corrections(uses: &[Value], results: &[&Value]) -> Vec<(Value, String, Value)> {
+    results
+        .iter()
+        .filter(|r| r["is_error"] == true && result_text(r).contains("must be an absolute"))
+        .filter_map(|r| uses.iter().find(|u| u["id"] == r["tool_use_id"]))
+        .filter_map(|u| {
+            let path = u.pointer("/input/path").and_then(Value::as_str).filter(|p| !p.starts_with('/'))?;
+            Some((u["id"].clone(), u["name"].as_str()?.to_owned(), json!({ "path": format!("/{path}") })))
+        })
+        .collect()
+}
+
+fn answer_from_results(messages: &[Value], results: &[&Value]) -> Reply {
+    let uses: Vec<Value> = messages
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "assistant")
+        .and_then(|m| m["content"].as_array().cloned())
+        .unwrap_or_default();
+    let retry = corrections(&uses, results);
+    let mut lines = vec![if retry.is_empty() {
+        "(Demo model, not Claude.) Here is what the tools returned:".to_owned()
+    } else {
+        let paths: Vec<&str> = retry.iter().filter_map(|(_, _, a)| a["path"].as_str()).collect();
+        format!(
+            "(Demo model, not Claude.) The server answered that the path must be absolute, so I'll try again with {}.",
+            paths.join(" and ")
+        )
+    }];
+    for r in results {
+        if retry.iter().any(|(id, _, _)| *id == r["tool_use_id"]) {
+            continue;
+        }
+        let name =
+            uses.iter().find(|u| u["id"] == r["tool_use_id"]).and_then(|u| u["name"].as_str()).unwrap_or("a tool");
+        let verb = if r["is_error"] == true { "failed" } else { "said" };
+        lines.push(format!("- {name} {verb}: {}", result_text(r)));
+    }
+    if !retry.is_empty() {
+        let calls = retry.into_iter().map(|(_, name, input)| (name, input)).collect();
+        return Reply { text: lines.join("\n"), calls, stop_reason: "tool_use" };
+    }
+    Reply { text: lines.join("\n"), calls: Vec::new(), stop_reason: "end_turn" }
+}
+
+#[cfg(test)]
+#[allow(clippy::indexing_slicing, clippy::string_slice)]
+mod tests {
+    use super::*;
+
+    fn tools() -> Value {
+        json!([
+            {"name": "calculate", "description": "Evaluate an arithmetic expression", "input_schema": {"type": "object", "properties": {"expression": {"type": "string"}}, "required": ["expression"]}},
+            {"name": "get_weather", "description": "Current weather for a city. DEMO DATA", "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}},
+            {"name": "get_current_time", "description": "The current date and time", "input_schema": {"type": "object", "properties": {"utc_offset": {"type": "string"}}}},
+            {"name": "notes_search_notes", "description": "Search the notebook", "input_schema": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}}
+        ])
+    }
+
+    fn ask(q: &str) -> Reply {
+        respond(&json!({"messages": [{"role": "user", "content": [{"type": "text", "text": q}]}], "tools": tools()}))
+    }
+
+    #[test]
+    fn picks_tools_and_fills_arguments_from_the_question() {
+        let r = ask("What's the weather in Tokyo, and what is 17 * 23?");
+        assert_eq!(r.stop_reason, "tool_use");
+        assert!(r.calls.contains(&("get_weather".into(), json!({"city": "Tokyo"}))), "{r:?}");
+        assert!(r.calls.contains(&("calculate".into(), json!({"expression": "17 * 23"}))), "{r:?}");
+        let r = ask("Search my notes for \"jsonrpc\"");
+        assert_eq!(r.calls, [("notes_search_notes".to_owned(), json!({"query": "jsonrpc"}))]);
+        let r = ask("What time is it?");
+        assert_eq!(r.calls[0].0, "get_current_time");
+    }
+
+    #[test]
+    fn a_relative_path_refused_by_the_server_is_retried_once_as_absolute() {
+        let tools = json!([{"name": "demo_read_file", "description": "Read a file", "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}]);
+        let asked =
+            respond(&json!({"messages": [{"role": "user", "content": "Read the file src/main.ts."}], "tools": tools}));
+        assert_eq!(asked.calls, [("demo_read_file".to_owned(), json!({"path": "src/main.ts"}))]);
+        let refused = |path: &str| {
+            json!({"messages": [
+            {"role": "user", "content": "Read the file src/main.ts."},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "demo_read_file", "input": {"path": path}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "is_error": true,
+                "content": "JSON-RPC error -32602: Invalid params: 'path' must be an absolute string."}]}
+        ], "tools": tools})
+        };
+        let retry = respond(&refused("src/main.ts"));
+        assert_eq!(retry.calls, [("demo_read_file".to_owned(), json!({"path": "/src/main.ts"}))]);
+        assert_eq!(respond(&refused("/src/main.ts")).stop_reason, "end_turn", "no second retry");
+    }
+
+    #[test]
+    fn says_it_is_not_claude_and_quotes_results() {
+        assert!(ask("hello there").text.contains("not Claude"));
+        let r = respond(&json!({"messages": [
+            {"role": "user", "content": "weather?"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "get_weather", "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "Sunny", "is_error": true}]}
+        ]}));
+        assert_eq!(r.stop_reason, "end_turn");
+        assert!(r.text.contains("get_weather failed: Sunny"), "{}", r.text);
+    }
+}

@@ -1,0 +1,256 @@
+//! The demo MCP server: a small MCP server that runs inside the page, for a workshop with no
+//! server at hand. It speaks Streamable HTTP for real (sessions, protocol versions, JSON and SSE
+//! responses, 202 for notifications, 405 for GET), so the same client code talks to it as to
+//! any server and the timeline shows the real exchange. Its tools produce each outcome the
+//! article names:
+//! - `search_notes`: HTTP 200 and a result (pattern 1);
+//! - `read_file` with a relative path: HTTP 200 and JSON-RPC error -32602, "Invalid params:
+//!   'path' must be an absolute string." (pattern 2), and a tool `isError` for a missing file;
+//! - `call_flaky_service`: HTTP 504 Gateway Timeout, no JSON-RPC answer at all (pattern 3);
+//! - `count_slowly`: an SSE response with progress notifications before the result.
+
+use serde_json::{Map, Value, json};
+use std::cell::{Cell, RefCell};
+
+use crate::platform::{Headers, Method};
+
+pub const DEMO_SERVER_URL: &str = "demo://notebook/mcp";
+
+const VERSIONS: [&str; 3] = ["2025-11-25", "2025-06-18", "2025-03-26"];
+
+const NOTES: [(&str, &str); 4] = [
+    ("mcp", "MCP separates AI clients from tools and data: microservices for LLMs."),
+    ("jsonrpc", "JSON-RPC 2.0 is a strict contract: jsonrpc, method, params, id."),
+    ("tool_result", "Every tool_use needs a tool_result in the next user message, is_error: true on failure."),
+    ("layers", "HTTP status is the truck; the JSON-RPC error is the safe inside it."),
+];
+
+const FILES: [(&str, &str); 2] = [
+    ("/src/main.ts", "console.log('hello world');"),
+    ("/README.md", "# Notebook\nA demo project for Loopscope's demo MCP server."),
+];
+
+/// One HTTP answer: status, headers, and the body in chunks, each sent after a delay (ms).
+pub struct Answer {
+    pub status: u16,
+    pub headers: Headers,
+    pub chunks: Vec<(u64, String)>,
+}
+
+impl Answer {
+    fn json(status: u16, body: Value) -> Self {
+        Answer {
+            status,
+            headers: Headers::new().with("content-type", "application/json"),
+            chunks: vec![(0, body.to_string())],
+        }
+    }
+
+    fn empty(status: u16) -> Self {
+        Answer { status, headers: Headers::new(), chunks: Vec::new() }
+    }
+
+    fn text(status: u16, text: &str) -> Self {
+        Answer { status, headers: Headers::new().with("content-type", "text/plain"), chunks: vec![(0, text.into())] }
+    }
+}
+
+fn result(id: &Value, result: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "result": result })
+}
+
+fn error(id: &Value, code: i64, message: &str) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } })
+}
+
+fn text_result(text: impl Into<String>, is_error: bool) -> Value {
+    json!({ "content": [{ "type": "text", "text": text.into() }], "isError": is_error })
+}
+
+// The server's fixed answers as JSON text: parsed when asked, far smaller in the wasm than the
+// code `json!` would generate for them.
+const TOOLS: &str = r#"[
+  {"name": "search_notes", "title": "Search notes",
+   "description": "Search the notebook about MCP. Returns every note whose id or text contains the query.",
+   "inputSchema": {"type": "object", "properties": {"query": {"type": "string", "description": "Words to look for"}}, "required": ["query"]}},
+  {"name": "read_file", "title": "Read a file",
+   "description": "Read a file of the demo project. The path must be absolute (start with /).",
+   "inputSchema": {"type": "object", "properties": {"path": {"type": "string", "description": "Absolute path, e.g. /src/main.ts"}}, "required": ["path"]}},
+  {"name": "call_flaky_service", "title": "Call the flaky service",
+   "description": "Call an upstream service that is down: the server answers HTTP 504 Gateway Timeout.",
+   "inputSchema": {"type": "object", "properties": {}}},
+  {"name": "count_slowly", "title": "Count slowly",
+   "description": "Count to a number, reporting progress after each step (an SSE response).",
+   "inputSchema": {"type": "object", "properties": {"steps": {"type": "integer", "minimum": 1, "maximum": 10, "default": 3}}}}
+]"#;
+
+const RESOURCES: &str = r#"{"resources": [{"uri": "notes://index", "name": "index", "description": "The ids of every note", "mimeType": "text/plain"}]}"#;
+
+const TEMPLATES: &str = r#"{"resourceTemplates": [{"uriTemplate": "notes://{id}", "name": "note", "description": "One note by id", "mimeType": "text/plain"}]}"#;
+
+const PROMPTS: &str = r#"{"prompts": [{"name": "explain", "description": "Ask for an explanation of a topic from the notebook", "arguments": [{"name": "topic", "required": true}]}]}"#;
+
+const INITIALIZED: &str = r#"{
+  "capabilities": {"tools": {}, "resources": {}, "prompts": {}},
+  "serverInfo": {"name": "loopscope-demo-server", "title": "Demo MCP server (in this page)", "version": "1"},
+  "instructions": "A demo MCP server that runs inside this page. search_notes answers; read_file wants an absolute path (a relative one gets JSON-RPC error -32602); call_flaky_service answers HTTP 504; count_slowly streams progress."
+}"#;
+
+fn fixed(text: &str) -> Value {
+    serde_json::from_str(text).expect("the demo server's fixed JSON is valid")
+}
+
+/// The server's state: its sessions.
+#[derive(Debug, Default)]
+pub struct DemoServer {
+    sessions: RefCell<Vec<String>>,
+    next: Cell<u32>,
+}
+
+impl DemoServer {
+    pub fn handle(&self, method: Method, headers: &Headers, body: Option<&str>) -> Answer {
+        let session = headers.get("mcp-session-id").map(str::to_owned);
+        let known = session.as_ref().is_some_and(|s| self.sessions.borrow().contains(s));
+        match method {
+            // No stream for server-initiated messages.
+            Method::Get => {
+                let mut a = Answer::text(405, "Method Not Allowed");
+                a.headers.set("allow", "POST, DELETE");
+                a
+            }
+            Method::Delete if known => {
+                self.sessions.borrow_mut().retain(|s| Some(s) != session.as_ref());
+                Answer::empty(200)
+            }
+            Method::Delete => Answer::text(404, "Session not found"),
+            Method::Post => self.post(session, known, body.unwrap_or("")),
+        }
+    }
+
+    fn post(&self, session: Option<String>, known: bool, body: &str) -> Answer {
+        let Ok(message) = serde_json::from_str::<Value>(body) else {
+            return Answer::json(400, error(&Value::Null, -32700, "Parse error: the body is not JSON"));
+        };
+        let id = message.get("id").cloned();
+        let method = message.get("method").and_then(Value::as_str);
+        if method == Some("initialize") {
+            return self.initialize(&message);
+        }
+        match (&session, known) {
+            (None, _) => {
+                return Answer::json(
+                    400,
+                    error(&Value::Null, -32600, "Bad Request: Mcp-Session-Id header is required"),
+                );
+            }
+            (Some(_), false) => return Answer::json(404, error(&Value::Null, -32001, "Session not found")),
+            _ => {}
+        }
+        let (Some(id), Some(method)) = (id, method) else {
+            return Answer::empty(202); // a notification, or a response to us
+        };
+        let params = message.get("params").cloned().unwrap_or(Value::Null);
+        match method {
+            "ping" => Answer::json(200, result(&id, json!({}))),
+            "tools/list" => Answer::json(200, result(&id, json!({ "tools": fixed(TOOLS) }))),
+            "tools/call" => self.call(&id, &params),
+            "resources/list" => Answer::json(200, result(&id, fixed(RESOURCES))),
+            "resources/templates/list" => Answer::json(200, result(&id, fixed(TEMPLATES))),
+            "resources/read" => self.read(&id, params["uri"].as_str().unwrap_or("")),
+            "prompts/list" => Answer::json(200, result(&id, fixed(PROMPTS))),
+            "prompts/get" => {
+                let topic = params["arguments"]["topic"].as_str().unwrap_or("MCP");
+                Answer::json(
+                    200,
+                    result(
+                        &id,
+                        json!({ "messages": [{ "role": "user", "content": { "type": "text", "text": format!("Explain {topic}, using search_notes first.") } }] }),
+                    ),
+                )
+            }
+            other => Answer::json(200, error(&id, -32601, &format!("Method not found: {other}"))),
+        }
+    }
+
+    fn initialize(&self, message: &Value) -> Answer {
+        let id = message.get("id").cloned().unwrap_or(Value::Null);
+        let asked = message["params"]["protocolVersion"].as_str().unwrap_or("");
+        let version = if VERSIONS.contains(&asked) { asked } else { VERSIONS[0] };
+        let n = self.next.get() + 1;
+        self.next.set(n);
+        let session = format!("demo-session-{n}");
+        self.sessions.borrow_mut().push(session.clone());
+        let mut answer = fixed(INITIALIZED);
+        answer["protocolVersion"] = json!(version);
+        let mut a = Answer::json(200, result(&id, answer));
+        a.headers.set("mcp-session-id", session);
+        a
+    }
+
+    fn call(&self, id: &Value, params: &Value) -> Answer {
+        let name = params["name"].as_str().unwrap_or("");
+        let args = match params.get("arguments") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(a)) => a.clone(),
+            Some(_) => return Answer::json(200, error(id, -32602, "Invalid params: arguments must be an object")),
+        };
+        let string = |key: &str| args.get(key).and_then(Value::as_str);
+        match name {
+            "search_notes" => {
+                let Some(query) = string("query") else {
+                    return Answer::json(200, error(id, -32602, "Invalid params: 'query' is required"));
+                };
+                let q = query.to_ascii_lowercase();
+                let hits: Vec<String> = NOTES
+                    .iter()
+                    .filter(|(k, v)| format!("{k} {v}").to_ascii_lowercase().contains(&q))
+                    .map(|(k, v)| format!("{k}: {v}"))
+                    .collect();
+                let text = if hits.is_empty() { format!("No note mentions {query:?}.") } else { hits.join("\n") };
+                Answer::json(200, result(id, text_result(text, false)))
+            }
+            "read_file" => match string("path") {
+                Some(path) if path.starts_with('/') => match FILES.iter().find(|(p, _)| *p == path) {
+                    Some((_, text)) => Answer::json(200, result(id, text_result(*text, false))),
+                    None => {
+                        let known: Vec<&str> = FILES.iter().map(|(p, _)| *p).collect();
+                        let text = format!("No such file: {path}. The project has {}.", known.join(" and "));
+                        Answer::json(200, result(id, text_result(text, true)))
+                    }
+                },
+                _ => Answer::json(200, error(id, -32602, "Invalid params: 'path' must be an absolute string.")),
+            },
+            "call_flaky_service" => Answer::text(504, "Gateway Timeout: the upstream service did not answer"),
+            "count_slowly" => {
+                let steps = args.get("steps").and_then(Value::as_u64).unwrap_or(3).clamp(1, 10);
+                let token = params.pointer("/_meta/progressToken").cloned();
+                let event = |data: Value| format!("event: message\ndata: {data}\n\n");
+                let mut chunks = vec![(0, ": the result comes after the progress\n\n".to_owned())];
+                for i in 1..=steps {
+                    if let Some(token) = &token {
+                        let note = json!({ "jsonrpc": "2.0", "method": "notifications/progress", "params": { "progressToken": token, "progress": i, "total": steps, "message": format!("step {i} of {steps}") } });
+                        chunks.push((300, event(note)));
+                    }
+                }
+                chunks.push((300, event(result(id, text_result(format!("counted to {steps}"), false)))));
+                Answer { status: 200, headers: Headers::new().with("content-type", "text/event-stream"), chunks }
+            }
+            other => Answer::json(200, error(id, -32602, &format!("Unknown tool: {other}"))),
+        }
+    }
+
+    fn read(&self, id: &Value, uri: &str) -> Answer {
+        let text = if uri == "notes://index" {
+            Some(NOTES.iter().map(|(k, _)| *k).collect::<Vec<_>>().join("\n"))
+        } else {
+            uri.strip_prefix("notes://").and_then(|k| NOTES.iter().find(|(n, _)| *n == k)).map(|(_, v)| v.to_string())
+        };
+        match text {
+            Some(text) => Answer::json(
+                200,
+                result(id, json!({ "contents": [{ "uri": uri, "mimeType": "text/plain", "text": text }] })),
+            ),
+            None => Answer::json(200, error(id, -32002, &format!("Resource not found: {uri}"))),
+        }
+    }
+}

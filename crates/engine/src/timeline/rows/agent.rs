@@ -1,0 +1,91 @@
+//! Rows of the loop: the phases, the tools array, each tool_use, its route, a local
+//! function's call, the tool_results, and the end of the turn.
+
+use super::*;
+
+impl Timeline {
+    pub(super) fn on_phase(&mut self, e: &TraceEvent, phase: u8, iteration: u32) -> usize {
+        self.phase = Some((phase, iteration));
+        let title = crate::timeline::phase_title(phase);
+        self.add(e, RowKind::Band { phase, iteration }, format!("{phase} {title}"), format!("round {iteration}"))
+    }
+
+    pub(super) fn on_turn_end(&mut self, e: &TraceEvent, stop_reason: Option<&str>, summary: &str) -> usize {
+        let label = format!("turn ends: {}", stop_reason.unwrap_or("stopped"));
+        let row = self.add(e, arrow(Lane::Client, Lane::User), label, summary);
+        self.phase = None;
+        if stop_reason.is_none() {
+            self.badge(row, BadgeKind::Failure, "not finished", false);
+        }
+        row
+    }
+
+    pub(super) fn on_tools(&mut self, e: &TraceEvent, tools: &[AggregatedTool], excluded: usize) -> usize {
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).take(6).collect();
+        let detail = names.join(", ") + if tools.len() > 6 { ", …" } else { "" };
+        let row = self.add(e, arrow(Lane::Client, Lane::Client), format!("tools array: {} tools", tools.len()), detail);
+        if excluded > 0 {
+            self.badge(row, BadgeKind::Info, format!("{excluded} left out"), false);
+        }
+        row
+    }
+
+    pub(super) fn on_tool_use(&mut self, e: &TraceEvent, tool_use_id: &str, name: &str, input: &Value) -> usize {
+        self.tool_names.insert(tool_use_id.to_owned(), name.to_owned());
+        let row = self.add(e, arrow(Lane::Claude, Lane::Client), format!("tool_use {name}"), short_json(input, 60));
+        self.for_tool(row, Some(tool_use_id.to_owned()));
+        row
+    }
+
+    pub(super) fn on_route(&mut self, e: &TraceEvent, tool_use_id: &str, name: &str, target: &RouteTarget) -> usize {
+        let row = self.add(e, arrow(Lane::Client, Lane::Client), format!("route {name}"), target.arrow());
+        self.for_tool(row, Some(tool_use_id.to_owned()));
+        if matches!(target, RouteTarget::Refused { .. }) {
+            self.badge(row, BadgeKind::Failure, "not run", true);
+        }
+        row
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn on_local_call(
+        &mut self,
+        e: &TraceEvent,
+        tool_use_id: &str,
+        function: &str,
+        input: &Value,
+        output: &str,
+        is_error: bool,
+        elapsed_ms: f64,
+    ) -> usize {
+        let call = self.add(e, arrow(Lane::Client, Lane::Local), format!("{function}()"), short_json(input, 60));
+        self.for_tool(call, Some(tool_use_id.to_owned()));
+        self.rows[call].duration_ms = Some(elapsed_ms);
+        let ret = self.add(e, arrow(Lane::Local, Lane::Client), format!("return from {function}"), short(output, 60));
+        self.for_tool(ret, Some(tool_use_id.to_owned()));
+        if is_error {
+            self.badge(ret, BadgeKind::ToolError, "error", true);
+        }
+        call
+    }
+
+    pub(super) fn on_tool_result(
+        &mut self,
+        e: &TraceEvent,
+        tool_use_id: &str,
+        is_error: bool,
+        content: &Value,
+        failure: Option<&Failure>,
+    ) -> usize {
+        let name = self.tool_names.get(tool_use_id).cloned().unwrap_or_default();
+        let row =
+            self.add(e, arrow(Lane::Client, Lane::Claude), format!("tool_result {name}"), short_json(content, 60));
+        self.for_tool(row, Some(tool_use_id.to_owned()));
+        if is_error {
+            self.badge(row, BadgeKind::ToolError, "is_error", true);
+        }
+        if let Some(f) = failure {
+            self.badge(row, badge_of(f.layer), f.layer.label(), true);
+        }
+        row
+    }
+}

@@ -1,0 +1,177 @@
+//! The chat: streaming answers, each tool call inline with where it went and what came back,
+//! and a clear line for every way a turn can end.
+
+use leptos::prelude::*;
+
+use super::state::{Block, ChatItem, NoticeKind, ToolCall, ToolState, use_services};
+use super::widgets::{Code, FailureBox, pretty};
+use engine::trace::RouteTarget;
+
+/// Chat items drawn by default.
+const RECENT: usize = 60;
+
+const EXAMPLES: [&str; 4] = [
+    "What's the weather in Tokyo, and what is 17 * 23?",
+    "What time is it in Tokyo (UTC offset +09:00)?",
+    "Search the notes for \"jsonrpc\" and explain what you find.",
+    "Read the file src/main.ts, and call the flaky service.",
+];
+
+#[component]
+fn ToolCallView(call: ToolCall) -> impl IntoView {
+    let ToolCall { name, input, target, progress, state, .. } = call;
+    let route = move || target.with(|t| t.as_ref().map(RouteTarget::arrow));
+    let status = move || match state.get() {
+        ToolState::Writing => ("writing", "Claude is writing the call…"),
+        ToolState::Running => ("running", "running…"),
+        ToolState::Done { is_error: false, .. } => ("ok", "done"),
+        ToolState::Done { is_error: true, .. } => ("error", "is_error"),
+        ToolState::NotRun { .. } => ("not-run", "not executed"),
+    };
+    view! {
+        <div class=move || format!("tool-call {}", status().0)>
+            <div class="tool-head">
+                <span class="tool-icon" aria-hidden="true">"⚙"</span>
+                <code class="tool-name">{name.clone()}</code>
+                <span class="route">{route}</span>
+                <span class=move || format!("tool-status {}", status().0)>{move || status().1}</span>
+            </div>
+            {move || progress.get().map(|p| view! { <p class="progress" role="status">{p}</p> })}
+            {move || input.get().map(|i| view! {
+                <details><summary>"Input"</summary><Code text=pretty(&i) label="Tool input"/></details>
+            })}
+            {move || match state.get() {
+                ToolState::Done { text, failure, is_error } => Some(view! {
+                    <details open=is_error>
+                        <summary>{if is_error { "What Claude received (is_error)" } else { "What Claude received" }}</summary>
+                        <Code text=text label="Tool result"/>
+                    </details>
+                    {failure.map(|f| view! { <FailureBox failure=f/> })}
+                }
+                .into_any()),
+                ToolState::NotRun { why } => Some(view! { <p class="not-run-why">{why}</p> }.into_any()),
+                _ => None,
+            }}
+        </div>
+    }
+}
+
+#[component]
+fn Item(item: ChatItem) -> impl IntoView {
+    match item {
+        ChatItem::User { text, .. } => view! {
+            <div class="msg user"><span class="who">"You"</span><p class="prose">{text}</p></div>
+        }
+        .into_any(),
+        ChatItem::Assistant { blocks, demo, usage, .. } => view! {
+            <div class="msg assistant">
+                <span class="who">{if demo { "Demo model" } else { "Claude" }}</span>
+                <For each=move || blocks.get() key=|b| match b { Block::Text { index, .. } | Block::Thinking { index, .. } | Block::Tool { index, .. } => *index } let:block>
+                    {match block {
+                        Block::Text { text, .. } => view! { <p class="prose">{move || text.get()}</p> }.into_any(),
+                        Block::Thinking { text, .. } => view! {
+                            <details class="thinking"><summary>"Thinking"</summary><p class="prose">{move || text.get()}</p></details>
+                        }
+                        .into_any(),
+                        Block::Tool { call, .. } => view! { <ToolCallView call=call/> }.into_any(),
+                    }}
+                </For>
+                {move || usage.get().map(|u| view! {
+                    <p class="usage" title="This answer's usage, as the API reported it: cache read is what the prompt cache served, cache write what this request added to it">
+                        {if demo { format!("{u} (demo estimate)") } else { u }}
+                    </p>
+                })}
+            </div>
+        }
+        .into_any(),
+        ChatItem::Notice { kind, text, hint, .. } => {
+            let (class, role) = match kind {
+                NoticeKind::Info => ("notice info", "status"),
+                NoticeKind::Warning => ("notice warning", "status"),
+                NoticeKind::Error => ("notice error", "alert"),
+            };
+            view! {
+                <div class=class role=role>
+                    <p>{text}</p>
+                    {hint.map(|h| view! { <p class="hint">{h}</p> })}
+                </div>
+            }
+            .into_any()
+        }
+    }
+}
+
+#[component]
+pub fn ChatPanel() -> impl IntoView {
+    let svc = use_services();
+    let conv = svc.conversation;
+    let log_ref = NodeRef::<leptos::html::Div>::new();
+    // Keep the newest message in view (DOM sync only).
+    Effect::new(move |_| {
+        svc.chat.items.track();
+        if let Some(el) = log_ref.get() {
+            el.set_scroll_top(el.scroll_height());
+        }
+    });
+    let send = move || conv.send(svc, conv.draft.get_untracked());
+    // Long sessions keep the page fast by drawing only the latest messages (the history sent to
+    // Claude is untouched); the rest are one click away.
+    let show_all = RwSignal::new(false);
+    let hidden = move || if show_all.get() { 0 } else { svc.chat.items.with(Vec::len).saturating_sub(RECENT) };
+    view! {
+        <section id="chat" class="panel chat" aria-labelledby="chat-title">
+            <div class="panel-head">
+                <h2 id="chat-title">"Chat"</h2>
+                <button type="button" class="link" on:click=move |_| conv.reset(svc)
+                    prop:disabled=move || svc.chat.items.with(Vec::is_empty)>"New conversation"</button>
+            </div>
+            <div class="messages" role="log" aria-label="Conversation" aria-live="polite" node_ref=log_ref>
+                <Show when=move || svc.chat.items.with(Vec::is_empty)>
+                    <div class="empty-chat">
+                        <p>"Ask something that needs a tool. Phase 1 starts when you send."</p>
+                        <ul class="examples" aria-label="Example questions">
+                            {EXAMPLES.iter().map(|e| view! {
+                                <li><button type="button" class="example" on:click=move |_| conv.draft.set((*e).to_owned())>{*e}</button></li>
+                            }).collect_view()}
+                        </ul>
+                    </div>
+                </Show>
+                <Show when=move || { hidden() > 0 }>
+                    <button type="button" class="link earlier" on:click=move |_| show_all.set(true)>
+                        {move || format!("Show {} earlier messages", hidden())}
+                    </button>
+                </Show>
+                <For each=move || svc.chat.items.with(|i| i[hidden()..].to_vec()) key=|i| i.id() let:item>
+                    <Item item=item/>
+                </For>
+            </div>
+            <form class="composer" on:submit=move |ev: leptos::ev::SubmitEvent| { ev.prevent_default(); send(); }>
+                <label for="composer" class="visually-hidden">"Message"</label>
+                <textarea id="composer" rows="2" placeholder="Ask Claude… (Enter to send, Shift+Enter for a new line)"
+                    prop:disabled=move || svc.sessions.viewing.with(Option::is_some)
+                    prop:value=move || conv.draft.get()
+                    on:input=move |ev| conv.draft.set(event_target_value(&ev))
+                    on:keydown=move |ev: leptos::ev::KeyboardEvent| {
+                        if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
+                            ev.prevent_default();
+                            send();
+                        }
+                    }></textarea>
+                <div class="composer-actions">
+                    <Show when=move || conv.running.get() fallback=move || view! {
+                        <button type="submit" class="primary"
+                            prop:disabled=move || conv.draft.with(|d| d.trim().is_empty()) || svc.sessions.viewing.with(Option::is_some)>"Send"</button>
+                    }>
+                        <button type="button" class="danger" on:click=move |_| svc.stop_turn()>"Stop"</button>
+                    </Show>
+                    <button type="button" class="step-toggle" aria-pressed=move || svc.pausing.step.get().to_string()
+                        title="Stop at each phase of the next turn (workshop mode)"
+                        on:click=move |_| svc.pausing.step.update(|s| *s = !*s)>"Step"</button>
+                    <Show when=move || conv.can_retry.get() && !conv.running.get()>
+                        <button type="button" on:click=move |_| conv.retry(svc)>"Retry"</button>
+                    </Show>
+                </div>
+            </form>
+        </section>
+    }
+}

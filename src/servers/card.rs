@@ -1,0 +1,261 @@
+//! One server: its connection as the engine knows it, what it said about itself, and tabs to
+//! explore it. A server whose saved headers were not remembered asks for them before it
+//! connects, instead of connecting without them.
+
+use leptos::prelude::*;
+
+use super::auth::{AuthSection, relevant};
+use super::credential_pairs;
+use super::explore::{LogTab, PromptsTab, ResourcesTab};
+use super::tools::{LocalTools, ToolsTab};
+use crate::state::{ServerEntry, use_services};
+use crate::widgets::{Disclosure, FailureBox};
+use crate::workshop::FaultsForm;
+use engine::faults::Target;
+use engine::mcp::{Connection, RevisionChoice};
+use protocol::mcp::Revision;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Tab {
+    Tools,
+    Resources,
+    Prompts,
+    Log,
+    Faults,
+}
+
+/// Capabilities 2026-07-28 deprecated (SEP-2577): still working, shown as such.
+fn deprecated(capability: &str) -> bool {
+    capability == "logging"
+}
+
+fn choice_value(c: RevisionChoice) -> &'static str {
+    match c {
+        RevisionChoice::Auto => "auto",
+        RevisionChoice::Pin(r) => r.as_str(),
+    }
+}
+
+fn choice_from(value: &str) -> RevisionChoice {
+    Revision::parse(value).map_or(RevisionChoice::Auto, RevisionChoice::Pin)
+}
+
+/// The status dot's class.
+fn dot_class(c: &Connection) -> &'static str {
+    match c {
+        Connection::Connected => "dot connected",
+        Connection::Connecting | Connection::Reconnecting => "dot connecting",
+        Connection::Unreachable(_) | Connection::SessionLost(_) | Connection::Failed(_) => "dot failed",
+        Connection::Disconnected => "dot disconnected",
+    }
+}
+
+/// The headers a reloaded server was saved with, to enter again (their values were not kept).
+#[component]
+fn HeadersAgain(entry: ServerEntry) -> impl IntoView {
+    let svc = use_services();
+    let names = entry.data.with_untracked(|d| d.header_names.clone());
+    let text = RwSignal::new(engine::server_address::blank_lines(&names));
+    let remember = RwSignal::new(false);
+    let error = RwSignal::new(None::<String>);
+    let id = entry.id.clone();
+    let field = format!("server-{id}-headers-again");
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        match credential_pairs(&text.get_untracked(), true) {
+            Ok(h) => {
+                error.set(None);
+                entry.update(|d| d.remember_headers = remember.get_untracked() && !h.is_empty());
+                svc.connect(id.clone(), h);
+            }
+            Err(e) => error.set(Some(e)),
+        }
+    };
+    view! {
+        <form class="headers-again" on:submit=submit aria-label="Enter this server's headers again">
+            <p class="warn" role="status">{format!(
+                "This server was added with {} ({}), whose values were not saved. Enter them again to connect; \
+                 connecting without them would fail or act as someone else.",
+                if names.len() == 1 { "a header" } else { "headers" },
+                names.join(", ")
+            )}</p>
+            <label for=field.clone()>"Headers, one per line"</label>
+            <textarea id=field rows="2" spellcheck="false" prop:value=move || text.get()
+                on:input=move |ev| text.set(event_target_value(&ev))></textarea>
+            <label class="check">
+                <input type="checkbox" prop:checked=move || remember.get() on:change=move |ev| remember.set(event_target_checked(&ev))/>
+                "Remember these headers on this device"
+            </label>
+            <Show when=move || remember.get()>
+                <p class="warn">"Stored unencrypted in this browser's localStorage: anyone with this profile can read them."</p>
+            </Show>
+            {move || error.get().map(|e| view! { <p class="form-error" role="alert">{e}</p> })}
+            <button type="submit" class="primary">"Connect with these headers"</button>
+        </form>
+    }
+}
+
+#[component]
+pub fn ServerCard(entry: ServerEntry) -> impl IntoView {
+    let svc = use_services();
+    let tab = RwSignal::new(Tab::Tools);
+    let open = RwSignal::new(true);
+    let sid = StoredValue::new(entry.id.clone());
+    let state = entry.state;
+    let status_text = move || state.with(Connection::label);
+    let data = entry.data;
+    let usable = move || state.with(Connection::in_turns) && data.with(|d| d.info.is_some());
+    let busy = move || state.with(|s| matches!(s, Connection::Connecting | Connection::Reconnecting));
+    let title_id = format!("server-{}-title", entry.id);
+    let labelled_by = title_id.clone();
+    let name_entry = entry.clone();
+    let missing = move || data.with(|d| d.headers_missing);
+    let again = entry.clone();
+    let tab_entry = StoredValue::new(entry.clone());
+
+    view! {
+        <article class="server-card" aria-labelledby=labelled_by>
+            <header class="server-head">
+                <span class=move || state.with(dot_class) aria-hidden="true"></span>
+                <h3 id=title_id>{move || name_entry.name()}</h3>
+                <span class="status" role="status">{status_text}</span>
+                <Disclosure open=open what="details"/>
+            </header>
+            <p class="server-url">{entry.url.clone()}</p>
+            {data.with_untracked(|d| d.address_warning.clone()).map(|w| view! { <p class="warn">{w}</p> })}
+            <Show when=missing>
+                <HeadersAgain entry=again.clone()/>
+            </Show>
+            {move || state.with(|s| s.failure().cloned().map(|f| {
+                let advice = s.advice();
+                view! {
+                    <FailureBox failure=f/>
+                    {advice.map(|a| view! { <p class="hint">{a}</p> })}
+                }
+            }))}
+            {
+                let (shown, section) = (entry.clone(), entry.clone());
+                view! {
+                    <Show when=move || relevant(&shown)>
+                        <AuthSection entry=section.clone()/>
+                    </Show>
+                }
+            }
+            <Show when=move || open.get()>
+                {move || data.with(|d| d.info.clone().map(|i| (i, d.why.clone()))).map(|(info, why)| {
+                    let modern = Revision::parse(&info.protocol_version).is_some_and(Revision::is_modern);
+                    let caps = info
+                        .capabilities
+                        .names()
+                        .into_iter()
+                        .map(|c| if deprecated(c) { format!("{c} (deprecated in 2026-07-28)") } else { c.to_owned() })
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    let shape = if modern { "no handshake, no session: each request says its version" } else { "initialize handshake and a session" };
+                    view! {
+                        <dl class="server-info">
+                            <dt>"Server"</dt><dd>{format!("{} {}", info.server_info.name, info.server_info.version)}</dd>
+                            <dt>"Protocol"</dt><dd><strong>{info.protocol_version.clone()}</strong>{format!(" · {shape}")}</dd>
+                            <dt>"Why"</dt><dd class="why">{why}</dd>
+                            <dt>"Capabilities"</dt><dd>{if caps.is_empty() { "none".to_owned() } else { caps }}</dd>
+                            <dt>"Server stream"</dt><dd>{move || data.with(|d| d.stream.clone()).unwrap_or_else(|| "—".into())}</dd>
+                        </dl>
+                        {info.instructions.clone().map(|text| view! {
+                            <details class="instructions"><summary>"Instructions"</summary><p class="prose">{text}</p></details>
+                        })}
+                    }
+                })}
+                <div class="field inline revision">
+                    <label for=format!("server-{}-revision", sid.get_value())>"Revision"</label>
+                    <select id=format!("server-{}-revision", sid.get_value())
+                        title="Pin a protocol revision to compare how the same server is spoken to under each"
+                        prop:value=move || data.with(|d| choice_value(d.revision))
+                        on:change=move |ev| svc.pin_revision(sid.get_value(), choice_from(&event_target_value(&ev)))>
+                        <option value="auto" title="The newest revision both sides speak">"Automatic"</option>
+                        {Revision::ALL.map(|r| view! { <option value=r.as_str()>{r.as_str()}</option> }).collect_view()}
+                    </select>
+                </div>
+                <div class="card-actions">
+                    // One button that does what the state calls for: disconnect a live connection,
+                    // or (re)connect with the headers this page load has.
+                    <Show when=move || !(missing() && state.with(|s| *s == Connection::Disconnected))>
+                        <button type="button" prop:disabled=busy on:click=move |_| {
+                            if state.with_untracked(|s| *s == Connection::Connected) {
+                                svc.disconnect(sid.get_value())
+                            } else {
+                                svc.reconnect(sid.get_value())
+                            }
+                        }>
+                            {move || match state.get() {
+                                Connection::Connected => "Disconnect",
+                                Connection::Disconnected => "Connect",
+                                _ => "Reconnect",
+                            }}
+                        </button>
+                    </Show>
+                    <button type="button" class="danger" on:click=move |_| svc.remove_server(sid.get_value())>"Remove"</button>
+                </div>
+                <Show when=usable>
+                    {move || data.with(|d| d.list_failures.clone()).into_iter().map(|(what, failure)| view! {
+                        <p class="list-failed">{format!("{what} failed:")}</p>
+                        <FailureBox failure/>
+                    }).collect_view()}
+                    <div class="tabs" role="tablist" aria-label="Explore this server">
+                        {[(Tab::Tools, "Tools"), (Tab::Resources, "Resources"), (Tab::Prompts, "Prompts"), (Tab::Log, "Log"), (Tab::Faults, "Faults")]
+                            .into_iter()
+                            .map(|(t, name)| view! {
+                                <button type="button" role="tab" aria-selected=move || (tab.get() == t).to_string()
+                                    class:active=move || tab.get() == t on:click=move |_| tab.set(t)>{name}</button>
+                            })
+                            .collect_view()}
+                    </div>
+                    <div class="tab-panel" role="tabpanel">
+                        {move || {
+                            let entry = tab_entry.get_value();
+                            match tab.get() {
+                                Tab::Tools => view! { <ToolsTab entry/> }.into_any(),
+                                Tab::Resources => view! { <ResourcesTab entry/> }.into_any(),
+                                Tab::Prompts => view! { <PromptsTab entry/> }.into_any(),
+                                Tab::Log => view! { <LogTab entry/> }.into_any(),
+                                Tab::Faults => view! { <ServerFaults entry/> }.into_any(),
+                            }
+                        }}
+                    </div>
+                </Show>
+            </Show>
+        </article>
+    }
+}
+
+/// Break this server on purpose (workshop mode).
+#[component]
+fn ServerFaults(entry: ServerEntry) -> impl IntoView {
+    let data = entry.data;
+    let tools = Signal::derive(move || {
+        data.with(|d| d.tools.as_ref().map(|t| t.tools.iter().map(|t| t.name.clone()).collect()).unwrap_or_default())
+    });
+    view! {
+        <p class="muted">"Break this server on purpose, with no change to it: its next call (or every call) fails at the \
+            layer you pick, as a real failure would, and the timeline marks it injected."</p>
+        <FaultsForm target=Target::Server(entry.id.clone()) tools field=format!("server-{}-fault", entry.id)/>
+    }
+}
+
+/// The page's own functions, shown like a server: the "local function" route of phase 3.
+#[component]
+pub fn LocalCard() -> impl IntoView {
+    let open = RwSignal::new(false);
+    view! {
+        <article class="server-card local" aria-labelledby="local-title">
+            <header class="server-head">
+                <span class="dot connected" aria-hidden="true"></span>
+                <h3 id="local-title">"Local functions"</h3>
+                <span class="status">"in this page"</span>
+                <Disclosure open=open what="local functions"/>
+            </header>
+            <Show when=move || open.get()>
+                <LocalTools/>
+            </Show>
+        </article>
+    }
+}

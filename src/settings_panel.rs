@@ -1,0 +1,180 @@
+//! Settings: the key (hidden by default, in memory unless the user opts in), the model and
+//! request options, or the demo model for a workshop without keys.
+
+use leptos::prelude::*;
+
+use super::state::{SettingsData, use_services};
+use engine::claude::{MODEL_SUGGESTIONS, ToolChoiceMode};
+use engine::limits::{Limits, Setting};
+use engine::settings::{MAX_ROUNDS_RANGE, MAX_TOKENS_RANGE, bounded};
+
+/// This page's address with `?demo`: it opens with the demo model and the demo server.
+fn workshop_link() -> String {
+    let l = location();
+    format!("{}{}?demo", l.origin().unwrap_or_default(), l.pathname().unwrap_or_default())
+}
+
+#[component]
+pub fn SettingsPanel() -> impl IntoView {
+    let svc = use_services();
+    let settings = svc.settings;
+    let data = settings.data;
+    let show_key = RwSignal::new(false);
+    let field = move |f: fn(&SettingsData) -> String| move || data.with(f);
+    let demo = move || data.with(|d| d.demo);
+
+    view! {
+        <section id="settings" class="panel" aria-labelledby="settings-title">
+            <h2 id="settings-title">"Settings"</h2>
+            <div class="mode-switch" role="radiogroup" aria-label="Model">
+                <label class="mode">
+                    <input type="radio" name="mode" prop:checked=move || !demo()
+                        on:change=move |_| settings.update(|d| d.demo = false)/>
+                    "Claude API"
+                </label>
+                <label class="mode">
+                    <input type="radio" name="mode" prop:checked=demo
+                        on:change=move |_| settings.update(|d| d.demo = true)/>
+                    "Demo model (no key)"
+                </label>
+            </div>
+            <Show when=demo>
+                <p class="hint">"The demo model is scripted in this page and is not Claude: it picks tools by keyword. \
+                    Everything else is real: the tools array, MCP calls, routing and tool_results."</p>
+                <p class="hint">"Share with a workshop (opens with the demo model and the demo server): "
+                    <a href=workshop_link()>{workshop_link()}</a></p>
+            </Show>
+            <div class="field" class:disabled=demo>
+                <label for="api-key">"API key"</label>
+                <div class="row">
+                    <input id="api-key" autocomplete="off" spellcheck="false" placeholder="sk-ant-…"
+                        prop:type=move || if show_key.get() { "text" } else { "password" }
+                        prop:value=move || settings.api_key.get()
+                        prop:disabled=demo
+                        on:input=move |ev| settings.api_key.set(event_target_value(&ev))/>
+                    <button type="button" on:click=move |_| show_key.update(|s| *s = !*s)
+                        aria-pressed=move || show_key.get().to_string()
+                        aria-label=move || if show_key.get() { "Hide API key" } else { "Show API key" }>
+                        {move || if show_key.get() { "Hide" } else { "Show" }}
+                    </button>
+                </div>
+                <label class="check">
+                    <input type="checkbox" prop:checked=move || data.with(|d| d.remember_key)
+                        on:change=move |ev| settings.update(|d| d.remember_key = event_target_checked(&ev))/>
+                    "Remember on this device"
+                </label>
+                <Show when=move || data.with(|d| d.remember_key)>
+                    <p class="warn">"Stored unencrypted in this browser's localStorage: anyone with this profile can read it."</p>
+                    {shared_origin().map(|w| view! { <p class="warn" role="alert">{w}</p> })}
+                </Show>
+                <button type="button" class="link" on:click=move |_| settings.forget_key()
+                    prop:disabled=move || settings.api_key.with(String::is_empty) && !data.with(|d| d.remember_key)>
+                    "Forget key"
+                </button>
+                <p class="hint">"The key is sent only to the base URL below, and never shown in the timeline or its details (masked as ••••••)."</p>
+            </div>
+            <details class="more">
+                <summary>"Model and request"</summary>
+                <div class="field">
+                    <label for="model">"Model"</label>
+                    <input id="model" list="models" prop:value=field(|d| d.model.clone()) prop:disabled=demo
+                        on:change=move |ev| settings.update(|d| d.model = event_target_value(&ev))/>
+                    <datalist id="models">
+                        {MODEL_SUGGESTIONS.iter().map(|m| view! { <option value=*m/> }).collect_view()}
+                    </datalist>
+                </div>
+                <div class="field">
+                    <label for="base-url">"Base URL"</label>
+                    <input id="base-url" prop:value=field(|d| d.base_url.clone()) prop:disabled=demo spellcheck="false"
+                        on:change=move |ev| settings.update(|d| d.base_url = event_target_value(&ev))/>
+                </div>
+                <div class="field inline">
+                    <label for="max-tokens">"Max tokens"</label>
+                    <input id="max-tokens" type="number" min=MAX_TOKENS_RANGE.0 max=MAX_TOKENS_RANGE.1
+                        prop:value=move || data.with(|d| d.max_tokens.to_string())
+                        on:change=move |ev| {
+                            if let Some(n) = bounded(&event_target_value(&ev), MAX_TOKENS_RANGE) {
+                                settings.update(|d| d.max_tokens = n);
+                            }
+                        }/>
+                </div>
+                <div class="field inline">
+                    <label for="max-rounds">"Max tool rounds"</label>
+                    <input id="max-rounds" type="number" min=MAX_ROUNDS_RANGE.0 max=MAX_ROUNDS_RANGE.1
+                        prop:value=move || data.with(|d| d.max_iterations.to_string())
+                        on:change=move |ev| {
+                            if let Some(n) = bounded(&event_target_value(&ev), MAX_ROUNDS_RANGE) {
+                                settings.update(|d| d.max_iterations = n);
+                            }
+                        }/>
+                </div>
+                <div class="field">
+                    <label for="system">"System prompt"</label>
+                    <textarea id="system" rows="3" prop:value=field(|d| d.system.clone())
+                        on:change=move |ev| settings.update(|d| d.system = event_target_value(&ev))></textarea>
+                </div>
+                <div class="field inline">
+                    <label for="tool-choice">"Tool choice"</label>
+                    <select id="tool-choice"
+                        on:change=move |ev| settings.update(|d| d.tool_choice = ToolChoiceMode::parse(&event_target_value(&ev)))
+                        prop:value=move || data.with(|d| d.tool_choice.as_str())>
+                        {ToolChoiceMode::ALL.map(|m| view! { <option value=m.as_str()>{m.as_str()}</option> }).collect_view()}
+                    </select>
+                </div>
+                <label class="check">
+                    <input type="checkbox" prop:checked=move || data.with(|d| d.parallel_tool_use)
+                        on:change=move |ev| settings.update(|d| d.parallel_tool_use = event_target_checked(&ev))/>
+                    "Parallel tool use"
+                </label>
+                <label class="check">
+                    <input type="checkbox" prop:checked=move || data.with(|d| d.ask_before_tools)
+                        on:change=move |ev| settings.update(|d| d.ask_before_tools = event_target_checked(&ev))/>
+                    "Ask before each tool call"
+                </label>
+                <label class="check">
+                    <input type="checkbox" prop:checked=move || svc.conversation.leave_out_next.get()
+                        on:change=move |ev| svc.conversation.leave_out_next.set(event_target_checked(&ev))/>
+                    "Teaching: leave out the tool_result next turn (see the API's 400)"
+                </label>
+            </details>
+            <LimitsSettings/>
+        </section>
+    }
+}
+
+/// Whether this page shares its origin with other sites (a project page on github.io): then
+/// remembering the key there hands it to all of them.
+fn shared_origin() -> Option<String> {
+    engine::hosting::shared_origin(&location().href().unwrap_or_default())
+}
+
+/// What a server, a lesson or a file may make the page read or do (`engine::limits`).
+#[component]
+fn LimitsSettings() -> impl IntoView {
+    let settings = use_services().settings;
+    let data = settings.data;
+    view! {
+        <details class="more">
+            <summary>"Limits"</summary>
+            <p class="hint">"How much a server, an authorization server, a lesson or a session file may make this page \
+                read or do. Past a limit the page stops reading, says which limit, and goes on."</p>
+            {Setting::ALL.map(|s| {
+                let (lo, hi) = s.range();
+                view! {
+                    <div class="field inline">
+                        <label for=s.id()>{s.label()}</label>
+                        <input id=s.id() type="number" min=lo max=hi
+                            prop:value=move || data.with(|d| s.get(&d.limits).to_string())
+                            on:change=move |ev| {
+                                let text = event_target_value(&ev);
+                                settings.update(|d| { s.set(&mut d.limits, &text); });
+                            }/>
+                    </div>
+                }
+            }).collect_view()}
+            <button type="button" class="link" on:click=move |_| settings.update(|d| d.limits = Limits::default())>
+                "Back to the defaults"
+            </button>
+        </details>
+    }
+}

@@ -1,0 +1,214 @@
+//! Running the loop from the page: send, stop, retry, start over. The engine owns the turn;
+//! this only feeds it the user's settings and servers and shows what it reports.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use std::rc::Rc;
+
+use super::Services;
+use super::chat::NoticeKind;
+use super::dialogs::{Answer, DialogKind};
+use engine::agent::{Approver, AskWhy, Consent, Driver, Turn, TurnEnd, approval};
+use engine::cancel::CancelToken;
+use engine::trace::RouteTarget;
+use protocol::claude::{Message, ToolUse};
+
+#[derive(Clone, Copy)]
+pub struct Conversation {
+    /// The history sent to Claude (valid to send at every moment between turns).
+    history: StoredValue<Vec<Message>>,
+    cancel: StoredValue<Option<CancelToken>, LocalStorage>,
+    /// The last message the user sent, for Retry.
+    last: StoredValue<Option<(String, usize)>>,
+    /// Which conversation this is: bumped by New conversation and by a history put in place
+    /// (a session opened or closed). A turn that outlives its conversation writes nothing.
+    epoch: StoredValue<u64>,
+    pub running: RwSignal<bool>,
+    /// Whether Retry makes sense (the last turn did not end normally).
+    pub can_retry: RwSignal<bool>,
+    pub draft: RwSignal<String>,
+    /// The teaching switch, for the next turn only (never saved): leave out the tool_results
+    /// Claude is owed and see the API's 400.
+    pub leave_out_next: RwSignal<bool>,
+}
+
+impl Conversation {
+    pub fn new() -> Self {
+        Conversation {
+            history: StoredValue::new(Vec::new()),
+            cancel: StoredValue::new_local(None),
+            last: StoredValue::new(None),
+            epoch: StoredValue::new(0),
+            running: RwSignal::new(false),
+            can_retry: RwSignal::new(false),
+            draft: RwSignal::new(String::new()),
+            leave_out_next: RwSignal::new(false),
+        }
+    }
+
+    pub fn history_len(&self) -> usize {
+        self.history.with_value(Vec::len)
+    }
+
+    pub fn stop(&self) {
+        self.cancel.with_value(|c| {
+            if let Some(c) = c {
+                c.cancel();
+            }
+        });
+    }
+
+    /// The conversation (a recorded session's, to view or replay).
+    pub fn history(&self) -> Vec<protocol::claude::Message> {
+        self.history.get_value()
+    }
+
+    pub fn set_history(&self, history: Vec<protocol::claude::Message>) {
+        self.supersede();
+        self.history.set_value(history);
+        self.last.set_value(None);
+        self.can_retry.set(false);
+    }
+
+    /// Forgets the conversation (the timeline stays until cleared). A turn still running is
+    /// stopped, and whatever it finishes with stays out of the new conversation.
+    pub fn reset(&self, svc: Services) {
+        svc.stop_turn();
+        self.supersede();
+        self.history.set_value(Vec::new());
+        self.last.set_value(None);
+        self.can_retry.set(false);
+        svc.chat.clear();
+    }
+
+    /// A new conversation begins: a turn of the old one writes nothing more.
+    fn supersede(&self) {
+        self.epoch.update_value(|e| *e += 1);
+        self.cancel.set_value(None);
+        self.running.set(false);
+    }
+
+    /// Whether the conversation a turn began in is still the page's.
+    fn current(&self, epoch: u64) -> bool {
+        self.epoch.get_value() == epoch
+    }
+
+    /// Sends the last user message again, from the history as it was before it.
+    pub fn retry(&self, svc: Services) {
+        if let Some((text, len)) = self.last.get_value() {
+            self.history.update_value(|h| h.truncate(len));
+            self.run(svc, text);
+        }
+    }
+
+    /// Sends `text` as the user's next message and runs the loop until Claude stops.
+    pub fn send(&self, svc: Services, text: String) {
+        let text = text.trim().to_owned();
+        if text.is_empty() || self.running.get_untracked() {
+            return;
+        }
+        if let Err(why) = svc.settings.ready() {
+            svc.chat.notice(NoticeKind::Error, why, None);
+            return;
+        }
+        self.last.set_value(Some((text.clone(), self.history_len())));
+        self.draft.set(String::new());
+        self.run(svc, text);
+    }
+
+    fn run(&self, svc: Services, text: String) {
+        spawn_local(self.turn(svc, text));
+    }
+
+    /// Starts a turn now and returns the rest of it, to await (a replay runs turns in order).
+    pub fn turn(&self, svc: Services, text: String) -> impl std::future::Future<Output = ()> + 'static {
+        let this = *self;
+        svc.chat.user(text.clone());
+        let leave_out_results = this.leave_out_next.get_untracked();
+        if leave_out_results {
+            this.leave_out_next.set(false);
+            svc.chat.notice(
+                NoticeKind::Warning,
+                "Teaching switch: this turn leaves the tool_result blocks out of the request after the tool calls, \
+                 to show that the API refuses it (HTTP 400). Retry runs the turn again, with them.",
+                None,
+            );
+        }
+        let cancel = CancelToken::new();
+        let epoch = this.epoch.get_value();
+        this.cancel.set_value(Some(cancel.clone()));
+        this.running.set(true);
+        this.can_retry.set(false);
+        let settings = svc.settings.claude();
+        let data = svc.settings.data.get_untracked();
+        svc.chat.set_demo(data.demo);
+        let servers = svc.servers.handles();
+        let (agent, faults) = svc.runtime(|r| (r.agent.clone(), r.faults.clone()));
+        let history = this.history.get_value();
+        let approve: Approver = Rc::new(move |t: &ToolUse, target: &RouteTarget, why: &AskWhy| {
+            let kind = DialogKind::Approval {
+                tool: t.name.clone(),
+                target: target.describe(),
+                input: t.input.clone(),
+                why: why.clone(),
+            };
+            approval(async move { matches!(svc.dialogs.ask(kind).await, Some(Answer::Approve(true))) })
+        });
+        let consent = svc.consent().with_ask_each(data.ask_before_tools);
+        async move {
+            let turn = Turn {
+                settings: &settings,
+                servers: &servers,
+                cancel: &cancel,
+                max_iterations: data.rounds(),
+                approve: Some(approve),
+                consent,
+                leave_out_results,
+                faults: Some(faults),
+                pause: Some(svc.pausing.pauser()),
+            };
+            let emit = Rc::new(move |e| {
+                if this.current(epoch) {
+                    svc.chat.apply(&e);
+                }
+            });
+            let outcome = agent.run(history, Message::user_text(text), &turn, emit).await;
+            if !this.current(epoch) {
+                // New conversation (or a session opened) while it ran: it ended with its own.
+                return;
+            }
+            this.history.set_value(outcome.history);
+            this.cancel.set_value(None);
+            // Stepping through a turn ends with it.
+            svc.pausing.step.set(false);
+            let (kind, hint) = match &outcome.end {
+                TurnEnd::EndTurn | TurnEnd::StopSequence { .. } => (NoticeKind::Info, None),
+                TurnEnd::Failed(e) => (NoticeKind::Error, e.hint()),
+                TurnEnd::Aborted | TurnEnd::IterationLimit { .. } => (NoticeKind::Warning, None),
+                _ => (NoticeKind::Warning, None),
+            };
+            this.can_retry.set(!matches!(outcome.end, TurnEnd::EndTurn | TurnEnd::StopSequence { .. }));
+            let mut text = outcome.end.explain();
+            if data.demo && text.starts_with("Claude ") {
+                // The demo model is not Claude, and the page never says it is.
+                text = text.replacen("Claude", "The demo model", 1);
+            }
+            svc.chat.notice(kind, text, hint);
+            this.running.set(false);
+        }
+    }
+}
+
+impl Services {
+    /// Which calls of the next turn run without asking: while a lesson is open or a recording
+    /// is replayed, only those to the servers the user agreed to for it.
+    fn consent(&self) -> Consent {
+        if let Some(title) = self.lessons.current.with_untracked(|l| l.as_ref().map(|l| l.title.clone())) {
+            return Consent::Agreed { servers: self.lessons.agreed.get_untracked(), driver: Driver::Lesson(title) };
+        }
+        if self.sessions.replaying.get_untracked() {
+            return Consent::Agreed { servers: self.sessions.replay_agreed.get_untracked(), driver: Driver::Replay };
+        }
+        Consent::All
+    }
+}

@@ -1,0 +1,117 @@
+//! Breakpoints in the page: which are set, the stop the loop waits at (with the user's draft of
+//! the payload), and the answer that lets it go on. The agent decides where it stops and checks
+//! every edit (`engine::agent::pause`); this only holds the page's side.
+
+use futures::FutureExt;
+use futures::channel::oneshot;
+use futures::future::LocalBoxFuture;
+use leptos::prelude::*;
+use std::rc::Rc;
+
+use super::Services;
+use engine::agent::{Breakpoint, Pauser, Resume, Stop};
+
+#[derive(Clone, Copy)]
+pub struct Pausing {
+    /// The breakpoints set (the timeline's phase bands, the Workshop panel).
+    pub set: RwSignal<Vec<Breakpoint>>,
+    /// Stepping: stop at every phase whether a breakpoint is set or not, until Continue (or the
+    /// turn's end). Step (F10) and the chat's Step button turn it on.
+    pub step: RwSignal<bool>,
+    /// Where the loop waits, if it does.
+    pub stop: RwSignal<Option<Stop>>,
+    /// The payload as the user is editing it.
+    pub draft: RwSignal<String>,
+    reply: StoredValue<Option<oneshot::Sender<Resume>>, LocalStorage>,
+}
+
+impl Default for Pausing {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Pausing {
+    pub fn new() -> Self {
+        Pausing {
+            set: RwSignal::new(Vec::new()),
+            step: RwSignal::new(false),
+            stop: RwSignal::new(None),
+            draft: RwSignal::new(String::new()),
+            reply: StoredValue::new_local(None),
+        }
+    }
+
+    pub fn is_set(&self, at: Breakpoint) -> bool {
+        self.set.with(|s| s.contains(&at))
+    }
+
+    pub fn toggle(&self, at: Breakpoint) {
+        self.set.update(|s| {
+            if let Some(i) = s.iter().position(|b| *b == at) {
+                s.remove(i);
+            } else {
+                s.push(at);
+            }
+        });
+    }
+
+    fn answer(&self, how: Resume) {
+        self.stop.set(None);
+        if let Some(reply) = self.reply.try_update_value(Option::take).flatten() {
+            let _ = reply.send(how);
+        }
+    }
+
+    /// Lets the loop run on to the next breakpoint that is set (Continue, F8).
+    pub fn resume(&self, how: Resume) {
+        self.step.set(false);
+        self.answer(how);
+    }
+
+    /// Goes on, and stops again at the next phase (Step, F10).
+    pub fn step_on(&self, how: Resume) {
+        self.step.set(true);
+        self.answer(how);
+    }
+
+    /// Skips this call, stepping on if stepping.
+    pub fn skip(&self) {
+        self.answer(Resume::Skip);
+    }
+
+    /// The agent's view of the page's breakpoints.
+    pub fn pauser(&self) -> Rc<dyn Pauser> {
+        Rc::new(PagePauser(*self))
+    }
+}
+
+struct PagePauser(Pausing);
+
+impl Pauser for PagePauser {
+    fn breaks_at(&self, at: Breakpoint) -> bool {
+        let p = self.0;
+        (p.step.get_untracked() && at != Breakpoint::Error) || p.set.with_untracked(|s| s.contains(&at))
+    }
+
+    fn pause(&self, stop: Stop) -> LocalBoxFuture<'static, Resume> {
+        let p = self.0;
+        let (reply, answer) = oneshot::channel();
+        p.reply.set_value(Some(reply));
+        p.draft.set(crate::widgets::pretty(&stop.payload));
+        p.stop.set(Some(stop));
+        // Dropped (the page stopped the turn some other way): the loop goes on.
+        async move { answer.await.unwrap_or(Resume::Continue) }.boxed_local()
+    }
+}
+
+impl Services {
+    /// Stops the running turn, also when it waits at a breakpoint.
+    pub fn stop_turn(&self) {
+        self.conversation.stop();
+        if self.pausing.stop.with_untracked(Option::is_some) {
+            self.pausing.resume(Resume::Stop);
+        }
+        self.pausing.step.set(false);
+    }
+}

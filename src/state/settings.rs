@@ -1,0 +1,63 @@
+//! The user's settings. Kept in localStorage, except the API key: that stays in memory unless
+//! the user opts in to "remember on this device", and "Forget" removes it everywhere.
+
+use leptos::prelude::*;
+
+use super::storage;
+use engine::claude::ClaudeSettings;
+pub use engine::settings::UserSettings as SettingsData;
+
+pub(super) const SETTINGS_KEY: &str = "loopscope.settings";
+pub(super) const API_KEY_KEY: &str = "loopscope.api-key";
+
+#[derive(Clone, Copy)]
+pub struct Settings {
+    pub data: RwSignal<SettingsData>,
+    pub api_key: RwSignal<String>,
+}
+
+impl Settings {
+    /// Loads what was saved and keeps saving changes.
+    pub fn load() -> Self {
+        let data: SettingsData = storage::get(SETTINGS_KEY).and_then(|s| storage::read_json(&s)).unwrap_or_default();
+        let key = if data.remember_key { storage::get(API_KEY_KEY).unwrap_or_default() } else { String::new() };
+        let settings = Settings { data: RwSignal::new(data), api_key: RwSignal::new(key) };
+        // Effects only mirror state to storage (the outside world); they never write signals.
+        Effect::new(move |_| {
+            let d = settings.data.get();
+            if let Ok(json) = serde_json::to_string(&d) {
+                storage::set(SETTINGS_KEY, &json);
+            }
+        });
+        Effect::new(move |_| {
+            let (remember, key) = (settings.data.with(|d| d.remember_key), settings.api_key.get());
+            if remember && !key.is_empty() {
+                storage::set(API_KEY_KEY, &key);
+            } else {
+                storage::remove(API_KEY_KEY);
+            }
+        });
+        settings
+    }
+
+    pub fn update(&self, f: impl FnOnce(&mut SettingsData)) {
+        self.data.update(f);
+    }
+
+    /// Clears the key from memory and from this device.
+    pub fn forget_key(&self) {
+        self.api_key.set(String::new());
+        self.data.update(|d| d.remember_key = false);
+        storage::remove(API_KEY_KEY);
+    }
+
+    /// Whether a turn can start, and if not, what to do.
+    pub fn ready(&self) -> Result<(), String> {
+        self.data.with_untracked(|d| self.api_key.with_untracked(|k| d.ready(k)))
+    }
+
+    /// The settings the engine's Claude client takes.
+    pub fn claude(&self) -> ClaudeSettings {
+        self.data.with_untracked(|d| self.api_key.with_untracked(|k| d.claude(k)))
+    }
+}

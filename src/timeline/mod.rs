@@ -1,0 +1,80 @@
+//! The timeline: a sequence diagram of everything that happened, one lane per participant, one
+//! arrow per message, grouped into the four phases. Virtualised: only the rows in view exist
+//! in the DOM, so 10,000 events scroll as smoothly as 10.
+
+mod detail;
+mod rows;
+
+pub use detail::DetailPane;
+pub use rows::EVENTS_ID;
+
+use leptos::prelude::*;
+
+use crate::state::use_services;
+use engine::agent::Breakpoint;
+use engine::timeline::{Lane, phase_story, phase_title};
+
+/// A lane's name on screen; a server's lane has the server's name (`servers`: id → name).
+pub fn lane_name(lane: &Lane, servers: &[(String, String)]) -> String {
+    match lane {
+        Lane::User => "You".into(),
+        Lane::Client => "Loopscope".into(),
+        Lane::Claude => "Claude API".into(),
+        Lane::Local => "Local functions".into(),
+        Lane::Server(id) => {
+            let name = servers.iter().find(|(i, _)| i == id).map(|(_, n)| n.as_str());
+            format!("MCP: {}", name.unwrap_or(id))
+        }
+        Lane::Authorization(id) => {
+            let name = servers.iter().find(|(i, _)| i == id).map(|(_, n)| n.as_str());
+            format!("OAuth: {}", name.unwrap_or(id))
+        }
+    }
+}
+
+#[component]
+pub fn TimelinePanel() -> impl IntoView {
+    let svc = use_services();
+    let trace = svc.trace;
+    let count = move || trace.with_timeline(|t| t.rows().len());
+    view! {
+        <section id="timeline" class="panel timeline" aria-labelledby="timeline-title">
+            <div class="panel-head">
+                <h2 id="timeline-title">"Timeline"</h2>
+                <ol class="phase-legend" aria-label="The four phases (press one to stop the loop there)">
+                    {(1..=4u8).map(|p| {
+                        let at = Breakpoint::of_phase(p).expect("a breakpoint per phase");
+                        let set = move || svc.pausing.is_set(at);
+                        view! {
+                            <li class=format!("phase-{p}")>
+                                <button type="button" class="phase-chip" title=phase_story(p) aria-pressed=move || set().to_string()
+                                    aria-label=format!("Stop at phase {p}: {}", at.describe())
+                                    on:click=move |_| svc.pausing.toggle(at)>
+                                    {move || if set() { "● " } else { "" }}{format!("{p} {}", phase_title(p))}
+                                </button>
+                            </li>
+                        }
+                    }).collect_view()}
+                </ol>
+                <span class="muted counts" aria-live="off">{move || format!("{} events · {} rows", trace.len(), count())}</span>
+                <button type="button" class="link" on:click=move |_| trace.clear() prop:disabled=move || { count() == 0 }>
+                    "Clear"
+                </button>
+            </div>
+            <Show when=move || { count() > 0 } fallback=|| view! {
+                <div class="empty">
+                    <p>"Nothing has happened yet. Connect a server or send a message: every HTTP request, \
+                        JSON-RPC message and Claude stream will appear here, phase by phase."</p>
+                    <ol class="phase-stories" aria-label="What happens in each phase">
+                        {(1..=4u8).map(|p| view! {
+                            <li class=format!("phase-{p}")><strong>{format!("{p} {}", phase_title(p))}</strong>" — "{phase_story(p)}</li>
+                        }).collect_view()}
+                    </ol>
+                </div>
+            }>
+                <rows::Rows/>
+            </Show>
+            <DetailPane/>
+        </section>
+    }
+}

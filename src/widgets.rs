@@ -1,0 +1,76 @@
+//! Small pieces shared by the panels. Everything untrusted (model output, tool output, server
+//! names, descriptions, instructions) is rendered as text nodes: never as HTML.
+
+use leptos::prelude::*;
+use serde_json::Value;
+
+use engine::layer::{Failure, Layer};
+
+/// JSON as indented text.
+pub fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_default()
+}
+
+/// A string that may hold JSON, indented if it does.
+pub fn pretty_text(s: &str) -> String {
+    serde_json::from_str::<Value>(s).map(|v| pretty(&v)).unwrap_or_else(|_| s.to_owned())
+}
+
+/// The ▸/▾ button that shows or hides a card's body; its name says which ("Show details").
+#[component]
+pub fn Disclosure(open: RwSignal<bool>, what: &'static str) -> impl IntoView {
+    view! {
+        <button type="button" class="icon" aria-expanded=move || open.get().to_string()
+            aria-label=move || format!("{} {what}", if open.get() { "Hide" } else { "Show" })
+            on:click=move |_| open.update(|o| *o = !*o)>
+            {move || if open.get() { "▾" } else { "▸" }}
+        </button>
+    }
+}
+
+/// A code block with a label for screen readers.
+#[component]
+pub fn Code(#[prop(into)] text: Signal<String>, #[prop(into, optional)] label: String) -> impl IntoView {
+    view! { <pre class="code" tabindex="0" aria-label=label>{move || text.get()}</pre> }
+}
+
+pub fn layer_class(layer: Layer) -> &'static str {
+    match layer {
+        Layer::Network => "badge network",
+        Layer::Http => "badge http",
+        Layer::JsonRpc => "badge jsonrpc",
+        Layer::Tool => "badge tool",
+        Layer::Timeout | Layer::Cancelled => "badge timeout",
+        _ => "badge failure",
+    }
+}
+
+/// A hint's first sentence, and the rest (for a disclosure), so a narrow card leads with one
+/// line instead of a wall of text.
+fn lead(hint: &str) -> (&str, &str) {
+    match hint.find(". ") {
+        Some(i) if i + 2 < hint.len() => (&hint[..=i], hint[i + 2..].trim()),
+        _ => (hint, ""),
+    }
+}
+
+/// A failure: which layer, what happened, what to do (its first sentence; the rest one click away).
+#[component]
+pub fn FailureBox(failure: Failure) -> impl IntoView {
+    let Failure { layer, message, hint } = failure;
+    let hint = hint.map(|h| {
+        let (first, rest) = lead(&h);
+        let rest = (!rest.is_empty()).then(|| rest.to_owned());
+        view! {
+            <p class="failure-hint">{first.to_owned()}</p>
+            {rest.map(|r| view! { <details class="failure-more"><summary>"What to check"</summary><p>{r}</p></details> })}
+        }
+    });
+    view! {
+        <div class="failure" role="alert">
+            <span class=layer_class(layer)>{format!("{} layer", layer.label())}</span>
+            <p class="failure-message">{message}</p>
+            {hint}
+        </div>
+    }
+}

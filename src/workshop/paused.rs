@@ -1,0 +1,148 @@
+//! The loop, paused at a breakpoint: where, the payload exactly as it will be sent (editable as
+//! JSON where an edit makes sense, checked as you type against JSON and the Messages API's
+//! rules), and Continue (F8), Step (F10), Skip, Restore, Stop. Big enough for a projector.
+
+use leptos::ev::KeyboardEvent;
+use leptos::prelude::*;
+use serde_json::Value;
+
+use crate::state::use_services;
+use crate::widgets::{Code, pretty};
+use engine::agent::{Breakpoint, Resume, Stop, check_edit, route_hint};
+use engine::timeline::phase_title;
+
+/// What the draft is worth: usable as is, usable but refused by the API (the rule), or not at all.
+#[derive(Clone, PartialEq)]
+enum Draft {
+    Unchanged,
+    Valid(Value),
+    BreaksRule(Value, String),
+    Invalid(String),
+}
+
+fn judge(stop: &Stop, text: &str) -> Draft {
+    match serde_json::from_str::<Value>(text) {
+        Err(e) => Draft::Invalid(format!("not JSON: {e}")),
+        Ok(v) if v == stop.payload => Draft::Unchanged,
+        Ok(v) => match check_edit(stop, &v) {
+            Ok(None) => Draft::Valid(v),
+            Ok(Some(rule)) => Draft::BreaksRule(v, rule),
+            Err(e) => Draft::Invalid(e),
+        },
+    }
+}
+
+fn heading(stop: &Stop) -> String {
+    match stop.at.phase() {
+        Some(p) => format!("Paused at phase {p}: {} (round {})", phase_title(p), stop.iteration),
+        None => format!("Paused on an error (round {})", stop.iteration),
+    }
+}
+
+#[component]
+pub fn PausedBanner() -> impl IntoView {
+    let svc = use_services();
+    let pausing = svc.pausing;
+    let stop = pausing.stop;
+    let draft = pausing.draft;
+    let verdict = Memo::new(move |_| stop.with(|s| s.as_ref().map(|s| draft.with(|d| judge(s, d)))));
+    let resume = move |step: bool| {
+        let how = match verdict.get_untracked() {
+            Some(Draft::Valid(v) | Draft::BreaksRule(v, _)) => Resume::Edited(v),
+            Some(Draft::Invalid(_)) => return,
+            _ => Resume::Continue,
+        };
+        if step { pausing.step_on(how) } else { pausing.resume(how) }
+    };
+    // F8 continues, F10 steps, wherever the focus is (a projector's presenter has no mouse).
+    let keys = window_event_listener(leptos::ev::keydown, move |ev: KeyboardEvent| {
+        if stop.with_untracked(Option::is_none) {
+            return;
+        }
+        match ev.key().as_str() {
+            "F8" => {
+                ev.prevent_default();
+                resume(false);
+            }
+            "F10" => {
+                ev.prevent_default();
+                resume(true);
+            }
+            _ => {}
+        }
+    });
+    on_cleanup(move || keys.remove());
+    let blocked = move || matches!(verdict.get(), Some(Draft::Invalid(_)));
+    view! {
+        {move || stop.get().map(|s| {
+            let phase = s.at.phase().map_or("error".to_owned(), |p| format!("phase-{p}"));
+            let editable = s.at.editable();
+            let skippable = s.at.skippable();
+            let original = pretty(&s.payload);
+            let restore = original.clone();
+            view! {
+                <section class=format!("paused {phase}") role="region" aria-labelledby="paused-title">
+                    <div class="paused-side">
+                        <h2 id="paused-title">{heading(&s)}</h2>
+                        <p class="paused-what">{format!("{} — stopped {}.", s.title, s.at.describe())}</p>
+                        {s.problem.clone().map(|p| view! { <p class="form-error" role="alert">{format!("That edit cannot be used: {p}")}</p> })}
+                        {(!s.targets.is_empty()).then(|| {
+                            let places: Vec<String> = s.targets.iter().map(route_hint).collect();
+                            view! { <p class="hint">{format!(
+                                "Change \"route\" to send it elsewhere: {}; and \"input\" for other arguments.",
+                                places.join(", ")
+                            )}</p> }
+                        })}
+                        {editable.then(|| view! {
+                            <p class="draft-verdict" role="status">{move || match verdict.get() {
+                                Some(Draft::Unchanged) | None => "Unchanged.".to_owned(),
+                                Some(Draft::Valid(_)) => "Edited: valid. Continue sends this instead (marked edited on the timeline).".to_owned(),
+                                Some(Draft::BreaksRule(_, rule)) => format!("Edited: {rule}. Continue sends it anyway, to show the API's answer."),
+                                Some(Draft::Invalid(why)) => format!("Cannot be sent: {why}"),
+                            }}</p>
+                        })}
+                        <div class="card-actions paused-actions">
+                            <button type="button" class="primary" prop:disabled=blocked on:click=move |_| resume(false)>"Continue (F8)"</button>
+                            <button type="button" prop:disabled=blocked on:click=move |_| resume(true)>"Step to the next phase (F10)"</button>
+                            {skippable.then(|| view! {
+                                <button type="button" on:click=move |_| pausing.skip()>"Skip this call"</button>
+                            })}
+                            {editable.then(|| view! {
+                                <button type="button" class="link" on:click=move |_| draft.set(restore.clone())>"Restore the original"</button>
+                            })}
+                            <button type="button" class="danger" on:click=move |_| svc.stop_turn()>"Stop the turn"</button>
+                        </div>
+                    </div>
+                    <div class="paused-payload">
+                        {if editable {
+                            view! {
+                                <label for="paused-payload">"As it will be sent (edit the JSON to change it)"</label>
+                                <textarea id="paused-payload" class="json-editor" rows="10" spellcheck="false"
+                                    prop:value=move || draft.get() on:input=move |ev| draft.set(event_target_value(&ev))></textarea>
+                            }.into_any()
+                        } else {
+                            view! { <Code text=original label="As it will be used"/> }.into_any()
+                        }}
+                    </div>
+                </section>
+            }
+        })}
+    }
+}
+
+/// The breakpoints, as checkboxes (the Workshop panel).
+#[component]
+pub fn BreakpointChoices() -> impl IntoView {
+    let pausing = use_services().pausing;
+    view! {
+        <fieldset class="breakpoints">
+            <legend>"Stop the loop"</legend>
+            {Breakpoint::ALL.map(|b| view! {
+                <label class="check">
+                    <input type="checkbox" prop:checked=move || pausing.is_set(b) on:change=move |_| pausing.toggle(b)/>
+                    {b.phase().map_or(String::new(), |p| format!("{p} · "))}{b.describe()}
+                </label>
+            }).collect_view()}
+        </fieldset>
+    }
+}
