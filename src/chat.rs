@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use super::state::{Block, ChatItem, NoticeKind, ToolCall, ToolState, use_services};
+use super::state::{Block, ChatItem, NoticeLevel, ToolCall, ToolState, use_services};
 use super::widgets::{Code, FailureBox, pretty};
 use engine::trace::RouteTarget;
 
@@ -86,9 +86,9 @@ fn Item(item: ChatItem) -> impl IntoView {
         .into_any(),
         ChatItem::Notice { kind, text, hint, .. } => {
             let (class, role) = match kind {
-                NoticeKind::Info => ("notice info", "status"),
-                NoticeKind::Warning => ("notice warning", "status"),
-                NoticeKind::Error => ("notice error", "alert"),
+                NoticeLevel::Info => ("notice info", "status"),
+                NoticeLevel::Warning => ("notice warning", "status"),
+                NoticeLevel::Error => ("notice error", "alert"),
             };
             view! {
                 <div class=class role=role>

@@ -4,6 +4,8 @@
 //! (ARCHITECTURE.md): protocol → engine → this one. Compiled for wasm32 only; on any other
 //! target the crate is empty and the binary says how to run the app.
 #![cfg(target_arch = "wasm32")]
+// Outside tests nothing unwraps: a panic aborts the wasm and the page with it (ARCHITECTURE.md).
+#![deny(clippy::unwrap_used)]
 
 mod app;
 mod chat;

@@ -24,11 +24,6 @@ enum Tab {
     Faults,
 }
 
-/// Capabilities 2026-07-28 deprecated (SEP-2577): still working, shown as such.
-fn deprecated(capability: &str) -> bool {
-    capability == "logging"
-}
-
 fn choice_value(c: RevisionChoice) -> &'static str {
     match c {
         RevisionChoice::Auto => "auto",
@@ -146,9 +141,9 @@ pub fn ServerCard(entry: ServerEntry) -> impl IntoView {
                     let modern = Revision::parse(&info.protocol_version).is_some_and(Revision::is_modern);
                     let caps = info
                         .capabilities
-                        .names()
+                        .declared()
                         .into_iter()
-                        .map(|c| if deprecated(c) { format!("{c} (deprecated in 2026-07-28)") } else { c.to_owned() })
+                        .map(|c| if c.deprecated() { format!("{} (deprecated in 2026-07-28)", c.name()) } else { c.name().to_owned() })
                         .collect::<Vec<_>>()
                         .join(", ");
                     let shape = if modern { "no handshake, no session: each request says its version" } else { "initialize handshake and a session" };

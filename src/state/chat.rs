@@ -12,14 +12,8 @@ use engine::claude::{BlockKind, StreamUpdate};
 use engine::layer::Failure;
 use engine::mcp::describe_progress;
 use engine::num::fixed;
+pub use engine::session::NoticeLevel;
 use engine::trace::RouteTarget;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NoticeKind {
-    Info,
-    Warning,
-    Error,
-}
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum ToolState {
@@ -70,7 +64,7 @@ pub enum ChatItem {
     },
     Notice {
         id: u64,
-        kind: NoticeKind,
+        kind: NoticeLevel,
         text: String,
         hint: Option<String>,
     },
@@ -121,7 +115,7 @@ impl Chat {
         self.items.update(|i| i.push(ChatItem::User { id, text }));
     }
 
-    pub fn notice(&self, kind: NoticeKind, text: impl Into<String>, hint: Option<String>) {
+    pub fn notice(&self, kind: NoticeLevel, text: impl Into<String>, hint: Option<String>) {
         let id = self.id();
         self.items.update(|i| {
             // An attempt that streamed nothing (refused with a 400, cut off) leaves no empty bubble.
@@ -201,7 +195,7 @@ impl Chat {
                     }
                 });
                 self.notice(
-                    NoticeKind::Warning,
+                    NoticeLevel::Warning,
                     format!("{error} — retry {attempt} in {} s", fixed(*delay_ms as f64 / 1000.0, 1)),
                     error.request_id().map(|id| format!("request id {id}")),
                 );
@@ -308,7 +302,7 @@ impl Chat {
                 // A server left out is said in the chat, not only with a badge on the timeline.
                 for u in &catalog.unavailable {
                     let hint = u.failure.hint.clone();
-                    self.notice(NoticeKind::Warning, u.explain(), hint);
+                    self.notice(NoticeLevel::Warning, u.explain(), hint);
                 }
             }
             AgentEvent::Phase { .. } | AgentEvent::ToolResults { .. } => {}

@@ -6,9 +6,9 @@ use leptos::task::spawn_local;
 use std::rc::Rc;
 
 use super::Services;
-use super::chat::NoticeKind;
+use super::chat::NoticeLevel;
 use super::dialogs::{Answer, DialogKind};
-use engine::agent::{Approver, AskWhy, Consent, Driver, Turn, TurnEnd, approval};
+use engine::agent::{Approver, AskWhy, Consent, Driver, Speaker, Turn, TurnEnd, approval};
 use engine::cancel::CancelToken;
 use engine::trace::RouteTarget;
 use protocol::claude::{Message, ToolUse};
@@ -108,7 +108,7 @@ impl Conversation {
             return;
         }
         if let Err(why) = svc.settings.ready() {
-            svc.chat.notice(NoticeKind::Error, why, None);
+            svc.chat.notice(NoticeLevel::Error, why, None);
             return;
         }
         self.last.set_value(Some((text.clone(), self.history_len())));
@@ -128,7 +128,7 @@ impl Conversation {
         if leave_out_results {
             this.leave_out_next.set(false);
             svc.chat.notice(
-                NoticeKind::Warning,
+                NoticeLevel::Warning,
                 "Teaching switch: this turn leaves the tool_result blocks out of the request after the tool calls, \
                  to show that the API refuses it (HTTP 400). Retry runs the turn again, with them.",
                 None,
@@ -182,18 +182,14 @@ impl Conversation {
             // Stepping through a turn ends with it.
             svc.pausing.step.set(false);
             let (kind, hint) = match &outcome.end {
-                TurnEnd::EndTurn | TurnEnd::StopSequence { .. } => (NoticeKind::Info, None),
-                TurnEnd::Failed(e) => (NoticeKind::Error, e.hint()),
-                TurnEnd::Aborted | TurnEnd::IterationLimit { .. } => (NoticeKind::Warning, None),
-                _ => (NoticeKind::Warning, None),
+                TurnEnd::EndTurn | TurnEnd::StopSequence { .. } => (NoticeLevel::Info, None),
+                TurnEnd::Failed(e) => (NoticeLevel::Error, e.hint()),
+                TurnEnd::Aborted | TurnEnd::IterationLimit { .. } => (NoticeLevel::Warning, None),
+                _ => (NoticeLevel::Warning, None),
             };
             this.can_retry.set(!matches!(outcome.end, TurnEnd::EndTurn | TurnEnd::StopSequence { .. }));
-            let mut text = outcome.end.explain();
-            if data.demo && text.starts_with("Claude ") {
-                // The demo model is not Claude, and the page never says it is.
-                text = text.replacen("Claude", "The demo model", 1);
-            }
-            svc.chat.notice(kind, text, hint);
+            let who = if data.demo { Speaker::DemoModel } else { Speaker::Claude };
+            svc.chat.notice(kind, outcome.end.explain_as(who), hint);
             this.running.set(false);
         }
     }

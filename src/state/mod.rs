@@ -18,7 +18,7 @@ mod trace;
 mod transcript;
 mod workshop;
 
-pub use chat::{Block, ChatItem, NoticeKind, ToolCall, ToolState};
+pub use chat::{Block, ChatItem, NoticeLevel, ToolCall, ToolState};
 pub use dialogs::{Answer, Dialog, DialogKind};
 pub use lesson::{BUILT_IN as BUILT_IN_LESSONS, Lessons};
 pub use pausing::Pausing;

@@ -3,24 +3,8 @@
 
 use leptos::prelude::*;
 
-use super::chat::{Block, Chat, ChatItem, NoticeKind, ToolCall, ToolState};
-use engine::session::{NoticeLevel, ToolOutcome, TranscriptBlock, TranscriptItem};
-
-fn level(kind: NoticeKind) -> NoticeLevel {
-    match kind {
-        NoticeKind::Info => NoticeLevel::Info,
-        NoticeKind::Warning => NoticeLevel::Warning,
-        NoticeKind::Error => NoticeLevel::Error,
-    }
-}
-
-fn kind(level: NoticeLevel) -> NoticeKind {
-    match level {
-        NoticeLevel::Info => NoticeKind::Info,
-        NoticeLevel::Warning => NoticeKind::Warning,
-        NoticeLevel::Error => NoticeKind::Error,
-    }
-}
+use super::chat::{Block, Chat, ChatItem, ToolCall, ToolState};
+use engine::session::{ToolOutcome, TranscriptBlock, TranscriptItem};
 
 fn block(b: &Block) -> TranscriptBlock {
     match b {
@@ -54,7 +38,7 @@ impl Chat {
                         usage: usage.get_untracked(),
                     },
                     ChatItem::Notice { kind: k, text, hint, .. } => {
-                        TranscriptItem::Notice { level: level(*k), text: text.clone(), hint: hint.clone() }
+                        TranscriptItem::Notice { level: *k, text: text.clone(), hint: hint.clone() }
                     }
                 })
                 .collect()
@@ -69,7 +53,7 @@ impl Chat {
             .map(|t| match t {
                 TranscriptItem::User { text } => ChatItem::User { id: self.id(), text: text.clone() },
                 TranscriptItem::Notice { level, text, hint } => {
-                    ChatItem::Notice { id: self.id(), kind: kind(*level), text: text.clone(), hint: hint.clone() }
+                    ChatItem::Notice { id: self.id(), kind: *level, text: text.clone(), hint: hint.clone() }
                 }
                 TranscriptItem::Assistant { blocks, demo, usage } => {
                     let blocks = blocks

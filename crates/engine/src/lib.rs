@@ -2,6 +2,8 @@
 //!
 //! Async over small traits (HTTP and a clock) so the same code runs natively in
 //! tests and in the page over `fetch`. Never names leptos or web_sys (ARCHITECTURE.md).
+// Outside tests nothing unwraps: a panic aborts the wasm and the page with it (ARCHITECTURE.md).
+#![deny(clippy::unwrap_used)]
 
 pub mod agent;
 pub mod auth;

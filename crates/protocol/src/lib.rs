@@ -3,6 +3,8 @@
 //! Serde only: nothing here does I/O, holds state or knows about the browser. Every type keeps
 //! what it does not understand (as raw JSON) instead of failing, because servers and the API
 //! add fields and variants faster than any client.
+// Outside tests nothing unwraps: a panic aborts the wasm and the page with it (ARCHITECTURE.md).
+#![deny(clippy::unwrap_used)]
 
 pub mod claude;
 pub mod jsonrpc;

@@ -99,29 +99,39 @@ impl TurnEnd {
     }
 
     /// A sentence for the chat (A-11: a clear message for each stop reason).
+    /// How the turn ended, in words, naming the model that answered.
     pub fn explain(&self) -> String {
+        self.explain_as(Speaker::Claude)
+    }
+
+    /// How the turn ended, in words, with `who` as the model that answered (the demo model is
+    /// not Claude, and the page never says it is).
+    pub fn explain_as(&self, who: Speaker) -> String {
+        let (subject, object) = (who.subject(), who.object());
         match self {
-            TurnEnd::EndTurn => "Claude finished its answer (end_turn).".into(),
-            TurnEnd::StopSequence { sequence } => {
-                format!("Claude stopped at the stop sequence {}.", sequence.as_deref().map_or("(unknown)".into(), |s| format!("{s:?}")))
-            }
+            TurnEnd::EndTurn => format!("{subject} finished its answer (end_turn)."),
+            TurnEnd::StopSequence { sequence } => format!(
+                "{subject} stopped at the stop sequence {}.",
+                sequence.as_deref().map_or("(unknown)".into(), |s| format!("{s:?}"))
+            ),
             TurnEnd::MaxTokens { cut_off: Some(call) } => format!(
-                "Claude ran out of tokens (max_tokens) while writing a call to {}. The call was not executed. Raise Max tokens in Settings and press Retry.",
+                "{subject} ran out of tokens (max_tokens) while writing a call to {}. The call was not executed. Raise Max tokens in Settings and press Retry.",
                 call.name
             ),
             TurnEnd::MaxTokens { cut_off: None } => {
-                "The answer was cut off at max_tokens. Raise Max tokens in Settings and press Retry for a full answer.".into()
+                "The answer was cut off at max_tokens. Raise Max tokens in Settings and press Retry for a full answer."
+                    .into()
             }
             TurnEnd::Refusal { details } => format!(
-                "Claude declined to continue (refusal){}.",
+                "{subject} declined to continue (refusal){}.",
                 details.as_ref().map(|d| format!(": {d}")).unwrap_or_default()
             ),
-            TurnEnd::ContextWindowExceeded => {
-                "The conversation no longer fits Claude's context window: the answer is truncated. Start a new conversation.".into()
-            }
-            TurnEnd::Other { stop_reason } => format!("Claude stopped ({stop_reason})."),
+            TurnEnd::ContextWindowExceeded => format!(
+                "The conversation no longer fits {object}'s context window: the answer is truncated. Start a new conversation."
+            ),
+            TurnEnd::Other { stop_reason } => format!("{subject} stopped ({stop_reason})."),
             TurnEnd::IterationLimit { limit } => format!(
-                "Stopped after {limit} rounds of tool calls (the loop's safety cap). Send a message to let Claude continue."
+                "Stopped after {limit} rounds of tool calls (the loop's safety cap). Send a message to let {object} continue."
             ),
             TurnEnd::Aborted => "Stopped by you. The conversation is kept; in-flight tool calls were cancelled.".into(),
             TurnEnd::Failed(e) => {
@@ -131,6 +141,31 @@ impl TurnEnd {
                 }
                 s
             }
+        }
+    }
+}
+
+/// The model that answers a turn: Claude, or the page's scripted stand-in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Speaker {
+    Claude,
+    DemoModel,
+}
+
+impl Speaker {
+    /// At the start of a sentence.
+    pub fn subject(self) -> &'static str {
+        match self {
+            Speaker::Claude => "Claude",
+            Speaker::DemoModel => "The demo model",
+        }
+    }
+
+    /// Inside a sentence.
+    pub fn object(self) -> &'static str {
+        match self {
+            Speaker::Claude => "Claude",
+            Speaker::DemoModel => "the demo model",
         }
     }
 }

@@ -16,6 +16,6 @@ pub mod sampling;
 
 pub use catalog::{Catalog, Origin};
 pub use consent::{AskWhy, Consent, Driver};
-pub use events::{AgentEvent, TurnEnd, TurnOutcome};
+pub use events::{AgentEvent, Speaker, TurnEnd, TurnOutcome};
 pub use pause::{Breakpoint, Pauser, Resume, Stop, check_edit, route_hint};
 pub use run::{Agent, Approver, Emit, ServerHandle, Turn, approval};

@@ -90,6 +90,11 @@ impl ServerCapability {
         ServerCapability::Experimental,
     ];
 
+    /// Whether the 2026-07-28 revision deprecated it (SEP-2577: still working).
+    pub fn deprecated(self) -> bool {
+        self == ServerCapability::Logging
+    }
+
     /// The capability as the specification writes it.
     pub fn name(self) -> &'static str {
         match self {
@@ -121,9 +126,9 @@ impl ServerCapabilities {
         }
     }
 
-    /// Names of the declared capabilities, for display.
-    pub fn names(&self) -> Vec<&'static str> {
-        ServerCapability::ALL.into_iter().filter(|c| self.has(*c)).map(ServerCapability::name).collect()
+    /// The declared capabilities, in the specification's order.
+    pub fn declared(&self) -> Vec<ServerCapability> {
+        ServerCapability::ALL.into_iter().filter(|c| self.has(*c)).collect()
     }
 }
 
