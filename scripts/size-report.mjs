@@ -8,7 +8,7 @@ import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 // raise it only for a feature whose cost is recorded in docs/size.md, never silently). The target set
 // in issue 2 is 250 KB (MCP Inspector's client is 290 KB): see docs/size.md for the measurements,
 // what was tried, and what stands between us and the target.
-const BUDGET_GZIP = 667_000;
+const BUDGET_GZIP = 670_000;
 const TARGET_GZIP = 250_000;
 
 const dir = process.argv[2] ?? "dist";
