@@ -229,6 +229,18 @@ pub fn stranger(text: &str) -> Result<WebUrl, UrlRefusal> {
     check(text, Trust::Stranger).map(|a| a.url)
 }
 
+/// A stranger's URL, except on the origin of `home`, an address the user chose (the page's own,
+/// or a server the user added): there it is the user's (plain http on a LAN allowed, as for
+/// `home` itself).
+pub fn check_near(text: &str, home: &str) -> Result<WebUrl, UrlRefusal> {
+    let home = WebUrl::parse(home.trim()).ok();
+    let trust = match (home, WebUrl::parse(text)) {
+        (Some(home), Ok(url)) if url.same_origin(&home) => Trust::User,
+        _ => Trust::Stranger,
+    };
+    check(text, trust).map(|a| a.url)
+}
+
 fn split_port(authority: &str) -> Result<(&str, Option<u16>), UrlRefusal> {
     let (host, port) = if authority.starts_with('[') {
         match authority.find(']') {
@@ -426,6 +438,15 @@ mod tests {
         assert!(matches!(refused("https://example.com:99999/"), UrlRefusal::Port));
         assert!(matches!(refused("https://example.com:0/"), UrlRefusal::Port));
         assert!(matches!(refused("https://example.com:+80/"), UrlRefusal::Port));
+    }
+
+    #[test]
+    fn the_users_own_origin_may_be_plain_http() {
+        let home = "http://192.168.1.5:3000/mcp";
+        assert!(check_near("http://192.168.1.5:3000/.well-known/oauth-protected-resource", home).is_ok());
+        assert!(matches!(check_near("http://192.168.1.6/x", home), Err(UrlRefusal::PlainHttp { .. })));
+        assert!(matches!(check_near("javascript:alert(1)", home), Err(UrlRefusal::Scheme { .. })));
+        assert!(check_near("https://elsewhere.example/x", "not a url").is_ok());
     }
 
     #[test]

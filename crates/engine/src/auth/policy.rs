@@ -8,7 +8,7 @@
 use super::discovery::Found;
 use super::{Auth, AuthError, Step};
 use crate::platform::Platform;
-use crate::url_policy::{self, Trust, WebUrl};
+use crate::url_policy::{self, WebUrl};
 use protocol::oauth::AuthServerMetadata;
 
 /// The authorization server's sign-in page, checked, with what the user should know before it
@@ -40,12 +40,7 @@ impl SignInPage {
 impl<P: Platform> Auth<P> {
     /// `url`, read from `field` of what `step` got, as the URL policy allows it.
     pub(super) fn checked(&self, step: Step, field: &'static str, url: &str) -> Result<WebUrl, AuthError> {
-        let server = url_policy::check(&self.server_url, Trust::User).ok().map(|a| a.url);
-        let trust = match (server, WebUrl::parse(url)) {
-            (Some(server), Ok(parsed)) if parsed.same_origin(&server) => Trust::User,
-            _ => Trust::Stranger,
-        };
-        url_policy::check(url, trust).map(|a| a.url).map_err(|why| AuthError::UrlRefused {
+        url_policy::check_near(url, &self.server_url).map_err(|why| AuthError::UrlRefused {
             step,
             field,
             url: url.to_owned(),

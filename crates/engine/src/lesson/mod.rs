@@ -14,7 +14,7 @@ use crate::encoding::{base64_decode, base64url, form_decode};
 use crate::faults::{Fault, Times};
 use crate::limits::{BodyError, read_text};
 use crate::platform::{HttpRequest, Platform};
-use crate::url_policy::{self, Trust, UrlRefusal, WebUrl};
+use crate::url_policy::{self, UrlRefusal, WebUrl};
 
 pub use read::read;
 
@@ -220,14 +220,7 @@ pub const MAX_LINK: usize = 8_000;
 /// from a link (https, or http on this machine), or anything on the page's own origin (`page`,
 /// the page's address: its own lessons, wherever it is served).
 pub fn allowed(url: &str, page: &str) -> Result<WebUrl, LessonError> {
-    let refused = |why| LessonError::Refused { url: url.to_owned(), why };
-    let own = WebUrl::parse(page).ok();
-    let trust = match (own, WebUrl::parse(url)) {
-        (Some(own), Ok(u)) if u.same_origin(&own) => Trust::User,
-        (_, Err(why)) => return Err(refused(why)),
-        _ => Trust::Stranger,
-    };
-    url_policy::check(url, trust).map(|a| a.url).map_err(refused)
+    url_policy::check_near(url, page).map_err(|why| LessonError::Refused { url: url.to_owned(), why })
 }
 
 /// Fetches and reads the lesson at `url` (absolute), from a page at `page`.
