@@ -24,14 +24,28 @@ pub fn weight(kind: &TraceKind) -> usize {
     }
 }
 
-/// The size of a message's params or result as JSON text (what it would take to show it).
+/// About the size of a message's params or result as JSON text, counted without writing it
+/// (writing a 16 MiB answer out to weigh it would cost another 16 MiB for a moment).
 fn payload_len(message: &Message) -> usize {
     let value = match message {
         Message::Request { params, .. } | Message::Notification { params, .. } => params.as_ref(),
         Message::Response { result, .. } => Some(result),
         Message::Error { error, .. } => error.data.as_ref(),
     };
-    value.map_or(0, |v| v.to_string().len())
+    value.map_or(0, json_len)
+}
+
+/// About the length of `v` as compact JSON: strings and keys with their quotes, the
+/// punctuation; escapes and number digits estimated.
+fn json_len(v: &serde_json::Value) -> usize {
+    use serde_json::Value;
+    match v {
+        Value::Null | Value::Bool(_) => 5,
+        Value::Number(_) => 8,
+        Value::String(s) => s.len() + 2,
+        Value::Array(items) => 2 + items.iter().map(|i| json_len(i) + 1).sum::<usize>(),
+        Value::Object(m) => 2 + m.iter().map(|(k, v)| k.len() + 4 + json_len(v)).sum::<usize>(),
+    }
 }
 
 /// Replaces an event's payload with a marker of how much was there.
@@ -133,7 +147,7 @@ mod tests {
         let TraceKind::Rpc { message: Message::Response { result, .. }, dropped, .. } = &trace[1].kind else {
             panic!("{:?}", trace[1].kind)
         };
-        assert_eq!((result, *dropped), (&serde_json::Value::Null, Some(502)));
+        assert_eq!((result, *dropped), (&serde_json::Value::Null, Some(502)), "a 500-byte string weighs 502");
         assert_eq!(weight(&trace[1].kind), 0, "a dropped payload weighs nothing");
         assert!(matches!(trace[2].kind, TraceKind::SseEvent { .. }));
     }
