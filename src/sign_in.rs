@@ -113,6 +113,15 @@ pub fn cancel(page: &SignInPage) {
     WAITING.with(|w| w.borrow_mut().remove(&state_of(&page.url.href())));
 }
 
+/// Stops waiting for a `state` when dropped.
+struct Forget(String);
+
+impl Drop for Forget {
+    fn drop(&mut self) {
+        WAITING.with(|w| w.borrow_mut().remove(&self.0));
+    }
+}
+
 /// The page's user agent for one server: the sign-in page when the user opens it, watched until
 /// the way back comes.
 pub struct PopupAgent {
@@ -123,10 +132,14 @@ impl UserAgent for PopupAgent {
     fn sign_in(&self, page: &SignInPage) -> LocalBoxFuture<'static, Result<String, String>> {
         listen();
         let (reply, back) = oneshot::channel();
-        WAITING.with(|w| w.borrow_mut().insert(state_of(&page.url.href()), reply));
+        let state = state_of(&page.url.href());
+        WAITING.with(|w| w.borrow_mut().insert(state.clone(), reply));
         let entry = self.entry.clone();
         entry.update(|d| d.popup = Popup::Ready);
         async move {
+            // However the wait ends (answered, cancelled, or the flow dropped), the state is
+            // no longer waited for: a late way back with it is dropped.
+            let _forget = Forget(state);
             let result = back.await.map_err(|_| "You cancelled the sign-in.".to_owned());
             entry.update(|d| d.popup = Popup::None);
             result
