@@ -138,12 +138,21 @@ impl Services {
         // next save writes the address without it.
         let remembered = !saved.headers.is_empty();
         let mut moved = Vec::new();
-        if let Ok(address) = server_address::prepare(&saved.url)
-            && !address.moved.is_empty()
-        {
-            saved.url = address.url;
-            moved = address.moved.iter().map(Credential::to_pair).collect();
-            names.extend(address.moved.iter().map(Credential::line_name));
+        // Storage is this origin's: another page on it (or another tab) may have written the
+        // list. An address the URL policy refuses is left out, and said so.
+        match server_address::prepare(&saved.url) {
+            Ok(address) if !address.moved.is_empty() => {
+                saved.url = address.url;
+                moved = address.moved.iter().map(Credential::to_pair).collect();
+                names.extend(address.moved.iter().map(Credential::line_name));
+            }
+            Ok(_) => {}
+            Err(_) if saved.url == DEMO_SERVER_URL => {}
+            Err(why) => {
+                let text = format!("A saved server ({}) was left out. {why}", saved.url);
+                self.chat.notice(super::NoticeLevel::Error, text, None);
+                return;
+            }
         }
         let entry = self.servers.push(id.clone(), saved.url.clone(), saved.label.clone(), names.clone());
         entry.update(|d| {

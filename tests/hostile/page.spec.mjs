@@ -34,3 +34,32 @@ test("the service worker caches this build's files and nothing else", async ({ p
   const stray = cached.filter((p) => !listed.includes(p));
   expect(stray, `cached outside the build's list: ${stray}`).toEqual([]);
 });
+
+test("saved servers are read as a stranger's: an address the URL policy refuses is left out, and said", async ({ page, context }) => {
+  const attack = { dialogs: [] };
+  page.on("dialog", async (d) => { attack.dialogs.push(d.message()); await d.dismiss(); });
+  await openApp(page);
+  // Another page on this origin writes the list (as any page of a shared origin could).
+  await page.evaluate(() => localStorage.setItem("loopscope.servers", JSON.stringify([
+    { url: "javascript:alert(document.domain)", label: "evil", header_names: [] },
+    { url: "http://127.0.0.1:18499/mcp?token=abc123", label: "mine", header_names: [] },
+  ])));
+  await page.reload();
+  await expect(page.getByRole("heading", { level: 1, name: "Loopscope" })).toBeVisible();
+  const chat = page.getByRole("log", { name: "Conversation" });
+  await expect(chat.getByText(/A saved server \(javascript:alert\(document\.domain\)\) was left out\./)).toBeVisible();
+  await expect(page.getByRole("article", { name: "evil" })).toHaveCount(0);
+  // An ordinary address is kept (nothing listens there: it fails to connect, on loopback), its
+  // token moved out of it and never shown.
+  await expect(page.getByRole("article", { name: "mine" }).locator(".server-url")).toHaveText("http://127.0.0.1:18499/mcp");
+  expect(await page.content()).not.toContain("abc123");
+  // The same from another tab, through the storage event.
+  const other = await context.newPage();
+  await openApp(other);
+  await other.evaluate(() => localStorage.setItem("loopscope.servers", JSON.stringify([
+    { url: "data:text/html,<script>alert(1)</script>", label: "evil2", header_names: [] },
+  ])));
+  await expect(chat.getByText(/A saved server \(data:text\/html,.*\) was left out\./)).toBeVisible();
+  await expect(page.getByRole("article", { name: "evil2" })).toHaveCount(0);
+  expect(attack.dialogs).toEqual([]);
+});
