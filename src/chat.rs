@@ -5,6 +5,7 @@ use leptos::prelude::*;
 
 use super::state::{Block, ChatItem, NoticeLevel, ToolCall, ToolState, use_services};
 use super::widgets::{Code, FailureBox, pretty};
+use engine::session::ToolOutcome;
 use engine::trace::RouteTarget;
 
 /// Chat items drawn by default.
@@ -24,9 +25,9 @@ fn ToolCallView(call: ToolCall) -> impl IntoView {
     let status = move || match state.get() {
         ToolState::Writing => ("writing", "Claude is writing the call…"),
         ToolState::Running => ("running", "running…"),
-        ToolState::Done { is_error: false, .. } => ("ok", "done"),
-        ToolState::Done { is_error: true, .. } => ("error", "is_error"),
-        ToolState::NotRun { .. } => ("not-run", "not executed"),
+        ToolState::Ended(ToolOutcome::Done { is_error: false, .. }) => ("ok", "done"),
+        ToolState::Ended(ToolOutcome::Done { is_error: true, .. }) => ("error", "is_error"),
+        ToolState::Ended(_) => ("not-run", "not executed"),
     };
     view! {
         <div class=move || format!("tool-call {}", status().0)>
@@ -41,7 +42,7 @@ fn ToolCallView(call: ToolCall) -> impl IntoView {
                 <details><summary>"Input"</summary><Code text=pretty(&i) label="Tool input"/></details>
             })}
             {move || match state.get() {
-                ToolState::Done { text, failure, is_error } => Some(view! {
+                ToolState::Ended(ToolOutcome::Done { text, failure, is_error }) => Some(view! {
                     <details open=is_error>
                         <summary>{if is_error { "What Claude received (is_error)" } else { "What Claude received" }}</summary>
                         <Code text=text label="Tool result"/>
@@ -49,8 +50,10 @@ fn ToolCallView(call: ToolCall) -> impl IntoView {
                     {failure.map(|f| view! { <FailureBox failure=f/> })}
                 }
                 .into_any()),
-                ToolState::NotRun { why } => Some(view! { <p class="not-run-why">{why}</p> }.into_any()),
-                _ => None,
+                ToolState::Ended(outcome) => outcome
+                    .why_not_run()
+                    .map(|why| view! { <p class="not-run-why">{why.to_owned()}</p> }.into_any()),
+                ToolState::Writing | ToolState::Running => None,
             }}
         </div>
     }

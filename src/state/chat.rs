@@ -9,10 +9,10 @@ use serde_json::Value;
 use engine::agent::AgentEvent;
 use engine::claude::caching::describe_usage;
 use engine::claude::{BlockKind, StreamUpdate};
-use engine::layer::Failure;
 use engine::mcp::describe_progress;
 use engine::num::fixed;
 pub use engine::session::NoticeLevel;
+use engine::session::ToolOutcome;
 use engine::trace::RouteTarget;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -20,15 +20,8 @@ pub enum ToolState {
     /// Claude is still writing the call.
     Writing,
     Running,
-    Done {
-        is_error: bool,
-        text: String,
-        failure: Option<Failure>,
-    },
-    /// The turn ended before the call could run (cut off, the request failed, stopped).
-    NotRun {
-        why: String,
-    },
+    /// Done, or never run (cut off, the request failed, stopped): what a recording keeps.
+    Ended(ToolOutcome),
 }
 
 #[derive(Clone, Debug)]
@@ -271,11 +264,11 @@ impl Chat {
             }
             AgentEvent::ToolFinished { tool_use_id, result, failure } => {
                 if let Some(call) = self.tool(tool_use_id) {
-                    call.state.set(ToolState::Done {
+                    call.state.set(ToolState::Ended(ToolOutcome::Done {
                         is_error: result.is_error,
                         text: engine::text::content_text(&result.content),
                         failure: failure.clone(),
-                    });
+                    }));
                 }
             }
             AgentEvent::Ended(end) => {
@@ -290,7 +283,7 @@ impl Chat {
                                     if let Block::Tool { call, .. } = b
                                         && matches!(call.state.get_untracked(), ToolState::Writing | ToolState::Running)
                                     {
-                                        call.state.set(ToolState::NotRun { why: why.to_owned() });
+                                        call.state.set(ToolState::Ended(ToolOutcome::NotRun { why: why.to_owned() }));
                                     }
                                 }
                             });

@@ -16,8 +16,7 @@ fn block(b: &Block) -> TranscriptBlock {
             input: call.input.get_untracked(),
             target: call.target.get_untracked(),
             outcome: match call.state.get_untracked() {
-                ToolState::Done { is_error, text, failure } => ToolOutcome::Done { is_error, text, failure },
-                ToolState::NotRun { why } => ToolOutcome::NotRun { why },
+                ToolState::Ended(outcome) => outcome,
                 ToolState::Writing | ToolState::Running => ToolOutcome::Unfinished,
             },
         },
@@ -72,17 +71,7 @@ impl Chat {
                                     input: self.signal(input.clone()),
                                     target: self.signal(target.clone()),
                                     progress: self.signal(None),
-                                    state: self.signal(match outcome {
-                                        ToolOutcome::Done { is_error, text, failure } => ToolState::Done {
-                                            is_error: *is_error,
-                                            text: text.clone(),
-                                            failure: failure.clone(),
-                                        },
-                                        ToolOutcome::NotRun { why } => ToolState::NotRun { why: why.clone() },
-                                        ToolOutcome::Unfinished => ToolState::NotRun {
-                                            why: "The recording ended before this call did.".into(),
-                                        },
-                                    }),
+                                    state: self.signal(ToolState::Ended(outcome.clone())),
                                 },
                             },
                         })

@@ -96,6 +96,17 @@ pub enum ToolOutcome {
     Unfinished,
 }
 
+impl ToolOutcome {
+    /// Why the call has no result, when it has none.
+    pub fn why_not_run(&self) -> Option<&str> {
+        match self {
+            Self::Done { .. } => None,
+            Self::NotRun { why } => Some(why),
+            Self::Unfinished => Some("The recording ended before this call did."),
+        }
+    }
+}
+
 /// How much deeper than a server's JSON a session file nests it.
 const SESSION_NESTING: usize = 16;
 
