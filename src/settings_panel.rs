@@ -88,26 +88,12 @@ pub fn SettingsPanel() -> impl IntoView {
                     <input id="base-url" prop:value=field(|d| d.base_url.clone()) prop:disabled=demo spellcheck="false"
                         on:change=move |ev| settings.update(|d| d.base_url = event_target_value(&ev))/>
                 </div>
-                <div class="field inline">
-                    <label for="max-tokens">"Max tokens"</label>
-                    <input id="max-tokens" type="number" min=MAX_TOKENS_RANGE.0 max=MAX_TOKENS_RANGE.1
-                        prop:value=move || data.with(|d| d.max_tokens.to_string())
-                        on:change=move |ev| {
-                            if let Some(n) = bounded(&event_target_value(&ev), MAX_TOKENS_RANGE) {
-                                settings.update(|d| d.max_tokens = n);
-                            }
-                        }/>
-                </div>
-                <div class="field inline">
-                    <label for="max-rounds">"Max tool rounds"</label>
-                    <input id="max-rounds" type="number" min=MAX_ROUNDS_RANGE.0 max=MAX_ROUNDS_RANGE.1
-                        prop:value=move || data.with(|d| d.max_iterations.to_string())
-                        on:change=move |ev| {
-                            if let Some(n) = bounded(&event_target_value(&ev), MAX_ROUNDS_RANGE) {
-                                settings.update(|d| d.max_iterations = n);
-                            }
-                        }/>
-                </div>
+                <NumberField id="max-tokens" label="Max tokens" range=widen(MAX_TOKENS_RANGE)
+                    get=|d| d.max_tokens.into()
+                    set=|d, text| if let Some(n) = bounded(text, MAX_TOKENS_RANGE) { d.max_tokens = n }/>
+                <NumberField id="max-rounds" label="Max tool rounds" range=widen(MAX_ROUNDS_RANGE)
+                    get=|d| d.max_iterations.into()
+                    set=|d, text| if let Some(n) = bounded(text, MAX_ROUNDS_RANGE) { d.max_iterations = n }/>
                 <div class="field">
                     <label for="system">"System prompt"</label>
                     <textarea id="system" rows="3" prop:value=field(|d| d.system.clone())
@@ -148,29 +134,48 @@ fn shared_origin() -> Option<String> {
     engine::hosting::shared_origin(&location().href().unwrap_or_default())
 }
 
+fn widen((lo, hi): (u32, u32)) -> (u64, u64) {
+    (lo.into(), hi.into())
+}
+
+/// A whole-number setting: the engine clamps and keeps what was typed (`set`); text that is
+/// not a number leaves the setting as it was.
+#[component]
+fn NumberField(
+    id: &'static str,
+    label: &'static str,
+    range: (u64, u64),
+    get: impl Fn(&SettingsData) -> u64 + Copy + Send + Sync + 'static,
+    set: impl Fn(&mut SettingsData, &str) + Copy + Send + Sync + 'static,
+) -> impl IntoView {
+    let settings = use_services().settings;
+    let data = settings.data;
+    view! {
+        <div class="field inline">
+            <label for=id>{label}</label>
+            <input id=id type="number" min=range.0 max=range.1
+                prop:value=move || data.with(|d| get(d).to_string())
+                on:change=move |ev| {
+                    let text = event_target_value(&ev);
+                    settings.update(|d| set(d, &text));
+                }/>
+        </div>
+    }
+}
+
 /// What a server, a lesson or a file may make the page read or do (`engine::limits`).
 #[component]
 fn LimitsSettings() -> impl IntoView {
     let settings = use_services().settings;
-    let data = settings.data;
     view! {
         <details class="more">
             <summary>"Limits"</summary>
             <p class="hint">"How much a server, an authorization server, a lesson or a session file may make this page \
                 read or do. Past a limit the page stops reading, says which limit, and goes on."</p>
-            {Setting::ALL.map(|s| {
-                let (lo, hi) = s.range();
-                view! {
-                    <div class="field inline">
-                        <label for=s.id()>{s.label()}</label>
-                        <input id=s.id() type="number" min=lo max=hi
-                            prop:value=move || data.with(|d| s.get(&d.limits).to_string())
-                            on:change=move |ev| {
-                                let text = event_target_value(&ev);
-                                settings.update(|d| { s.set(&mut d.limits, &text); });
-                            }/>
-                    </div>
-                }
+            {Setting::ALL.map(|s| view! {
+                <NumberField id=s.id() label=s.label() range=s.range()
+                    get=move |d| s.get(&d.limits)
+                    set=move |d, text| { s.set(&mut d.limits, text); }/>
             }).collect_view()}
             <button type="button" class="link" on:click=move |_| settings.update(|d| d.limits = Limits::default())>
                 "Back to the defaults"
