@@ -106,7 +106,12 @@ pub fn Rows() -> impl IntoView {
         shown.track();
         if trace.follow.get_untracked() {
             // A frame later the rows may be gone (the trace cleared): nothing to scroll then.
+            // And the user may have scrolled up in between (their scroll event runs before this
+            // frame's callbacks): following has stopped then, and the list stays where they put it.
             request_animation_frame(move || {
+                if trace.follow.try_get_untracked() != Some(true) {
+                    return;
+                }
                 if let Some(el) = scroll.try_get_untracked().flatten() {
                     el.set_scroll_top(el.scroll_height());
                 }

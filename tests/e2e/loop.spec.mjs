@@ -2,7 +2,7 @@
 // the four phases on the timeline, and an arrow's raw view.
 import { test, expect } from "@playwright/test";
 import { URLS } from "./fixtures.mjs";
-import { addServer, ask, openRow, openApp, reply, requests, script, snap, timelineRow, toolUse, useFakeClaude, watchConsole } from "./support.mjs";
+import { addServer, ask, frames, openRow, openApp, reply, requests, script, snap, timelineRow, toolUse, useFakeClaude, watchConsole } from "./support.mjs";
 
 test("one turn across server-everything, the Python SDK server and a local function", async ({ page }) => {
   const console = watchConsole(page);
@@ -119,4 +119,31 @@ test("the timeline works by keyboard and collapses phases", async ({ page }) => 
   await snap(page, "timeline-keyboard-detail");
   await page.keyboard.press("Escape");
   await expect(page.getByRole("button", { name: "Close details" })).toBeHidden();
+});
+
+test("scrolling up while rows arrive stops following: the list stays where the user put it", async ({ page }) => {
+  const console = watchConsole(page);
+  await openApp(page);
+  const card = await addServer(page, URLS.python, "notes");
+  await card.locator("summary", { hasText: "slow_count" }).click();
+  const form = card.getByRole("form", { name: "Call slow_count" });
+  // A progress row every 80 ms for 4 s (the server counts to 50 at most).
+  await form.getByLabel(/^steps/i).fill("50");
+  await form.getByLabel(/^delay/i).fill("80");
+  await form.getByRole("button", { name: "Call tool" }).click();
+  const list = page.getByRole("listbox", { name: /Timeline events/ });
+  await expect.poll(() => list.evaluate((el) => el.scrollHeight > 2 * el.clientHeight)).toBe(true);
+  // Up to the top while rows keep coming, a few frames' look, then back down to follow again.
+  const pulledBack = [];
+  for (let i = 0; i < 25; i++) {
+    await list.evaluate((el) => (el.scrollTop = 0));
+    await frames(page, 4);
+    const top = await list.evaluate((el) => el.scrollTop);
+    if (top > 0) pulledBack.push(top);
+    await list.evaluate((el) => (el.scrollTop = el.scrollHeight));
+    await frames(page, 2);
+  }
+  expect(pulledBack, "times the list jumped back to the bottom after the user scrolled up").toEqual([]);
+  await expect(card.getByRole("status").filter({ hasText: "counted to 50" })).toBeVisible({ timeout: 20_000 });
+  console.expectNone();
 });
