@@ -7,7 +7,7 @@
 //   trunk build --release             # or ./scripts/test --from 5
 //   node scripts/bench-load.mjs [dist] [runs=3]
 //
-// "interactive" is the moment the app has mounted (Trunk's TrunkApplicationStarted event; the
+// "interactive" is the moment the app has mounted (the `loopscope:started` event assets/boot.mjs dispatches; the
 // header and the composer are in the page and take input). Everything runs on 127.0.0.1.
 import { chromium } from "@playwright/test";
 import { createServer } from "node:http";
@@ -55,7 +55,7 @@ try {
   for (let i = 0; i < RUNS; i++) {
     const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
     await context.addInitScript(() => {
-      addEventListener("TrunkApplicationStarted", () => (window.__started = performance.now()));
+      addEventListener("loopscope:started", () => (window.__started = performance.now()));
       new PerformanceObserver((list) => {
         for (const e of list.getEntries()) if (e.name === "first-contentful-paint") window.__fcp = e.startTime;
       }).observe({ type: "paint", buffered: true });

@@ -1,10 +1,11 @@
 // Trunk's post-build step (Trunk.toml), on every build, debug or release, in Trunk's staging dir:
-//   1. (release) gives the loading screen the wasm's real size (Trunk passes the size before
-//      wasm-opt);
+//   1. writes the start of the app into index.html: preload links for the first chunk of wasm
+//      and its script, and the start script that hands them to assets/boot.mjs with the wasm's
+//      size (scripts/build-wasm.mjs left their names in wasm.json);
 //   2. writes the page's Content-Security-Policy into index.html, with the hashes of the inline
 //      scripts and styles as they are now (docs/security.md);
 //   3. writes the build's own file list into sw.js: the service worker caches those and nothing
-//      else;
+//      else (every chunk included: offline after one visit);
 //   4. (release) writes a .gz and a .br beside each file (scripts/precompress.mjs).
 // By hand: node scripts/post-build.mjs dist release
 import { readFileSync, writeFileSync, statSync, readdirSync } from "node:fs";
@@ -22,11 +23,19 @@ function walk(d) {
 const pagePath = join(dir, "index.html");
 let page = readFileSync(pagePath, "utf8");
 
-// 1. The wasm's size as served, for the loading screen's progress.
-if (release) {
-  page = page.replace(/(__trunkInitializer\(init, '\.\/([^']+\.wasm)', )(\d+)/, (all, head, wasm) =>
-    `${head}${statSync(join(dir, wasm)).size}`);
-}
+// 1. The start. The names are this build's own (no text from outside reaches the page here).
+const wasm = JSON.parse(readFileSync(join(dir, "wasm.json"), "utf8"));
+const sri = (file) => `sha384-${createHash("sha384").update(readFileSync(join(dir, file))).digest("base64")}`;
+const start = [
+  `<link rel="modulepreload" href="./${wasm.script}" integrity="${sri(wasm.script)}" crossorigin>`,
+  `<link rel="preload" href="./${wasm.wasm}" as="fetch" type="application/wasm" integrity="${sri(wasm.wasm)}" crossorigin>`,
+  `<script type="module">import start from "./boot.mjs"; start("./${wasm.script}", "./${wasm.wasm}", ${wasm.wasm_size});</script>`,
+].join("");
+const marker = /<script\b[^>]*\bdata-start\b[^>]*>\s*<\/script>/;
+if (!marker.test(page)) throw new Error(`post-build: ${pagePath} has no <script type="module" data-start> for the app's start`);
+page = page.replace(marker, start);
+// Trunk's own Rust step, skipped (index.html), leaves its link behind.
+page = page.replace(/<link\b[^>]*\bdata-trunk-skip\b[^>]*>/, "");
 
 // 2. The policy. Scripts: this site's files and the page's own inline scripts, by hash (so the
 // loading screen still paints before any file arrives); wasm compiled from this site's files.
@@ -63,7 +72,7 @@ writeFileSync(join(dir, "csp.txt"), `${policy}\n`);
 // the precompressed copies, relative to the worker's scope.
 const files = walk(dir)
   .map((p) => relative(dir, p).split(sep).join("/"))
-  .filter((f) => !/\.(gz|br)$/.test(f) && !f.startsWith("auth-callback.") && f !== "sw.js" && f !== "csp.txt")
+  .filter((f) => !/\.(gz|br)$/.test(f) && !f.startsWith("auth-callback.") && f !== "sw.js" && f !== "csp.txt" && f !== "wasm.json")
   .map((f) => (f === "index.html" ? "./" : `./${f}`))
   .sort();
 const build = createHash("sha256").update(files.map((f) => f + (f === "./" ? page : "")).join("\n")).digest("hex").slice(0, 16);

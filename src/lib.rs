@@ -9,6 +9,7 @@
 
 mod app;
 mod chat;
+mod chunks;
 mod dialogs;
 pub mod platform;
 mod presenter;
@@ -35,4 +36,5 @@ pub fn start() {
         boot.remove();
     }
     leptos::mount::mount_to_body(App);
+    chunks::prefetch_when_idle();
 }

@@ -16,32 +16,53 @@ use paused::BreakpointChoices;
 use sessions::SessionChoices;
 
 use leptos::prelude::*;
+
+use crate::chunks::OnDemand;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 use engine::faults::Target;
 
+/// The Workshop panel: its heading on the first screen, its contents a chunk loaded when it is
+/// first opened (src/chunks.rs).
 #[component]
 pub fn WorkshopPanel() -> impl IntoView {
+    let opened = RwSignal::new(false);
+    let toggle = move |ev: leptos::ev::Event| {
+        let open = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlDetailsElement>().ok()).is_some_and(|d| d.open());
+        if open && !opened.get_untracked() {
+            opened.set(true);
+        }
+    };
     view! {
         <section class="panel workshop" aria-labelledby="workshop-title">
-            <details>
+            <details on:toggle=toggle>
                 <summary><h2 id="workshop-title">"Workshop"</h2></summary>
-                <h3>"Lessons"</h3>
-                <LessonChoices/>
-                <h3>"Breakpoints"</h3>
-                <p class="muted">"The loop stops there and shows what it is about to send, editable; Continue (F8) or \
-                    Step (F10) goes on. The timeline's phase chips and the chat's Step button set them too."</p>
-                <BreakpointChoices/>
-                <h3>"Sessions"</h3>
-                <SessionChoices/>
-                <h3>"Claude's side"</h3>
-                <p class="muted">"Make Claude's next tool call (or every one) name a tool that does not exist, or \
-                    break the tool's schema: the page routes it as if Claude had, and Claude receives the error. \
-                    Each server's card has a Faults tab for the server's side."</p>
-                <FaultsForm target=Target::Claude tools=Signal::stored(Vec::new()) field="claude-fault".to_owned()/>
+                <Show when=move || opened.get()>
+                    <OnDemand what="workshop tools" load=crate::chunks::workshop/>
+                </Show>
             </details>
         </section>
+    }
+}
+
+/// What the Workshop panel holds; built in the workshop chunk.
+#[component]
+pub fn WorkshopBody() -> impl IntoView {
+    view! {
+        <h3>"Lessons"</h3>
+        <LessonChoices/>
+        <h3>"Breakpoints"</h3>
+        <p class="muted">"The loop stops there and shows what it is about to send, editable; Continue (F8) or \
+            Step (F10) goes on. The timeline's phase chips and the chat's Step button set them too."</p>
+        <BreakpointChoices/>
+        <h3>"Sessions"</h3>
+        <SessionChoices/>
+        <h3>"Claude's side"</h3>
+        <p class="muted">"Make Claude's next tool call (or every one) name a tool that does not exist, or \
+            break the tool's schema: the page routes it as if Claude had, and Claude receives the error. \
+            Each server's card has a Faults tab for the server's side."</p>
+        <FaultsForm target=Target::Claude tools=Signal::stored(Vec::new()) field="claude-fault".to_owned()/>
     }
 }
 

@@ -1,0 +1,74 @@
+// Trunk's build hook (Trunk.toml): the page's wasm, split into a first chunk and the chunks
+// loaded on first use, in Trunk's staging dir. Trunk's own Rust step cannot do this: it has no
+// place between cargo and wasm-bindgen (trunk issue #1022), and wasm-bindgen must keep the
+// exports the chunks link against (--keep-lld-exports). So, on every build, debug or release:
+//   1. cargo builds the `loopscope` binary for wasm32 (build.rs keeps its relocations);
+//   2. `xtask split` splits it at the `#[wasm_split]` functions (src/chunks.rs);
+//   3. wasm-bindgen writes the JS glue for the first chunk;
+//   4. (release) wasm-opt -Oz shrinks every wasm file, each on its own;
+//   5. the files go to `wasm-<hash of their contents>/` in the staging dir: a new build never
+//      reuses an old one's names, so a page still open from the old build fails to load a chunk
+//      (and says so) instead of running a chunk that does not match it;
+//   6. `wasm.json` says where they are, for scripts/post-build.mjs to write the page's tags.
+// By hand: node scripts/build-wasm.mjs <staging dir> <debug|release>
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const staging = process.argv[2] ?? process.env.TRUNK_STAGING_DIR;
+const profile = process.argv[3] ?? process.env.TRUNK_PROFILE ?? "debug";
+if (!staging) throw new Error("build-wasm: no staging dir (run by Trunk, or: node scripts/build-wasm.mjs <dir> <debug|release>)");
+const release = profile === "release";
+
+const run = (cmd, args) => execFileSync(cmd, args, { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"] });
+
+// 1.
+run("cargo", ["build", "--target", "wasm32-unknown-unknown", "--bin", "loopscope", ...(release ? ["--release"] : [])]);
+const built = join(ROOT, "target/wasm32-unknown-unknown", release ? "release" : "debug", "loopscope.wasm");
+
+// 2.
+run("cargo", ["build", "--quiet", "-p", "xtask"]);
+const work = join(ROOT, "target/wasm-split", profile);
+rmSync(work, { recursive: true, force: true });
+run(join(ROOT, "target/debug/xtask"), ["split", built, work]);
+
+// 3.
+run("wasm-bindgen", ["--target", "web", "--keep-lld-exports", "--no-demangle", "--out-dir", join(work, "bindgen"), "--out-name", "loopscope", join(work, "main.wasm")]);
+
+// 4.
+const files = new Map([
+  ["loopscope.js", join(work, "bindgen/loopscope.js")],
+  ["loopscope_bg.wasm", join(work, "bindgen/loopscope_bg.wasm")],
+  ["__wasm_split.js", join(work, "__wasm_split.js")],
+]);
+for (const f of readdirSync(work).filter((f) => f.endsWith(".wasm") && f !== "main.wasm")) files.set(f, join(work, f));
+if (release) {
+  for (const [name, path] of files) {
+    if (!name.endsWith(".wasm")) continue;
+    const out = join(work, `opt-${name}`);
+    run("wasm-opt", ["-Oz", "--enable-reference-types", "--enable-bulk-memory", "--enable-nontrapping-float-to-int", path, "-o", out]);
+    files.set(name, out);
+  }
+}
+
+// 5.
+const hash = createHash("sha256");
+for (const [name, path] of [...files].sort()) hash.update(name).update(readFileSync(path));
+const dir = `wasm-${hash.digest("hex").slice(0, 16)}`;
+mkdirSync(join(staging, dir), { recursive: true });
+for (const [name, path] of files) copyFileSync(path, join(staging, dir, name));
+
+// 6.
+const chunks = JSON.parse(readFileSync(join(work, "chunks.json"), "utf8"));
+const manifest = {
+  dir,
+  script: `${dir}/loopscope.js`,
+  wasm: `${dir}/loopscope_bg.wasm`,
+  wasm_size: statSync(join(staging, dir, "loopscope_bg.wasm")).size,
+  chunks: Object.fromEntries(Object.entries(chunks).map(([split, names]) => [split, names.map((n) => `${dir}/${n}.wasm`)])),
+};
+writeFileSync(join(staging, "wasm.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+console.log(`build-wasm: ${dir}: first chunk ${manifest.wasm_size} B, ${files.size - 3} chunks loaded on first use`);
