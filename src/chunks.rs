@@ -13,6 +13,8 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_split_helpers::{SplitLoaderError, wasm_split};
 
+use crate::state::ServerEntry;
+
 /// A chunk of the page that did not arrive.
 #[derive(Clone, Copy, Debug)]
 pub struct ChunkMissing;
@@ -31,7 +33,7 @@ pub type Loaded = Result<ViewFn, ChunkMissing>;
 #[component]
 pub fn OnDemand<F, Fut>(what: &'static str, load: F) -> impl IntoView
 where
-    F: Fn() -> Fut + Copy + 'static,
+    F: Fn() -> Fut + 'static,
     Fut: Future<Output = Loaded> + 'static,
 {
     let chunk = LocalResource::new(load);
@@ -61,10 +63,48 @@ fn navigator_offline() -> bool {
     !window().navigator().on_line()
 }
 
+// The split points. Functions with the same first argument share one chunk.
+
 /// The Workshop panel's contents: lessons, breakpoints, sessions and Claude's side of the faults.
 #[wasm_split(workshop, fallible, preload(preload_workshop))]
 pub fn workshop() -> Loaded {
     Ok(ViewFn::from(|| crate::workshop::WorkshopBody().into_any()))
+}
+
+/// A server card's Faults tab.
+#[wasm_split(workshop, fallible)]
+pub fn server_faults(entry: ServerEntry) -> Loaded {
+    Ok(ViewFn::from(move || view! { <crate::workshop::ServerFaults entry=entry.clone()/> }.into_any()))
+}
+
+/// The banner of a stop at a breakpoint, with the payload to edit.
+#[wasm_split(workshop, fallible)]
+pub fn paused() -> Loaded {
+    Ok(ViewFn::from(|| crate::workshop::PausedBody().into_any()))
+}
+
+/// A server card's tabs: its tools (with calls by hand), resources, prompts and log.
+#[wasm_split(explore, fallible, preload(preload_explore))]
+pub fn server_tab(entry: ServerEntry, tab: crate::servers::Tab) -> Loaded {
+    Ok(ViewFn::from(move || crate::servers::tab_view(entry.clone(), tab)))
+}
+
+/// The front dialog's body: an approval, a sampling request or an elicitation form.
+#[wasm_split(dialogs, fallible, preload(preload_dialogs))]
+pub fn dialog(id: u64, kind: crate::state::DialogKind) -> Loaded {
+    Ok(ViewFn::from(move || crate::dialogs::body(id, kind.clone())))
+}
+
+/// The timeline's detail pane: a row's story, its request views and raw events.
+#[wasm_split(detail, fallible, preload(preload_detail))]
+pub fn detail() -> Loaded {
+    Ok(ViewFn::from(|| crate::timeline::DetailPane().into_any()))
+}
+
+/// A server card's sign-in section (MCP authorization).
+#[wasm_split(signin, fallible, preload(preload_signin))]
+pub fn sign_in(entry: ServerEntry) -> Loaded {
+    Ok(ViewFn::from(move || view! { <crate::servers::AuthSection entry=entry.clone()/> }.into_any()))
 }
 
 /// Fetches every chunk while the page is idle after start, so a first click rarely waits. A
@@ -72,7 +112,13 @@ pub fn workshop() -> Loaded {
 pub fn prefetch_when_idle() {
     let prefetch = || {
         leptos::task::spawn_local(async {
+            // One after another: the first screen's own requests (a server's tools, a turn)
+            // keep most of the connection.
+            let _ = preload_explore().await;
+            let _ = preload_detail().await;
+            let _ = preload_dialogs().await;
             let _ = preload_workshop().await;
+            let _ = preload_signin().await;
         })
     };
     let cb = wasm_bindgen::closure::Closure::once_into_js(prefetch);

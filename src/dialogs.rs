@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::{Map, Value};
 
+use super::chunks::OnDemand;
 use super::schema_form::SchemaForm;
 use super::state::{Answer, Dialog, DialogKind, use_services};
 use super::widgets::{Code, pretty};
@@ -169,6 +170,18 @@ fn Elicitation(id: u64, server: String, message: String, schema: Value) -> impl 
     }
 }
 
+/// The dialog's own part, built in the dialogs chunk (src/chunks.rs).
+pub fn body(id: u64, kind: DialogKind) -> AnyView {
+    match kind {
+        DialogKind::Approval { tool, target, input, why } => view! { <Approval id tool target input why/> }.into_any(),
+        DialogKind::Sampling { server, params } => view! { <Sampling id server params/> }.into_any(),
+        DialogKind::Elicitation { server, params } => {
+            let schema = params.requested_schema.clone().unwrap_or(Value::Object(Map::new()));
+            view! { <Elicitation id server message=params.message.clone() schema/> }.into_any()
+        }
+    }
+}
+
 #[component]
 pub fn Dialogs() -> impl IntoView {
     let svc = use_services();
@@ -186,16 +199,7 @@ pub fn Dialogs() -> impl IntoView {
                 svc.dialogs.answer(id, dismissed.refusal());
             }
         };
-        let body = match kind {
-            DialogKind::Approval { tool, target, input, why } => {
-                view! { <Approval id tool target input why/> }.into_any()
-            }
-            DialogKind::Sampling { server, params } => view! { <Sampling id server params/> }.into_any(),
-            DialogKind::Elicitation { server, params } => {
-                let schema = params.requested_schema.clone().unwrap_or(Value::Object(Map::new()));
-                view! { <Elicitation id server message=params.message.clone() schema/> }.into_any()
-            }
-        };
+        let body = view! { <OnDemand what="dialog" load=move || crate::chunks::dialog(id, kind.clone())/> };
         let waiting = move || svc.dialogs.queue.with(|q| q.len().saturating_sub(1));
         Some(view! {
             <div class="backdrop">

@@ -4,24 +4,37 @@
 
 use leptos::prelude::*;
 
-use super::auth::{AuthSection, relevant};
+use super::auth::relevant;
 use super::credential_pairs;
 use super::explore::{LogTab, PromptsTab, ResourcesTab};
 use super::tools::{LocalTools, ToolsTab};
+use crate::chunks::OnDemand;
 use crate::state::{ServerEntry, use_services};
 use crate::widgets::{Disclosure, FailureBox};
-use crate::workshop::FaultsForm;
-use engine::faults::Target;
 use engine::mcp::{Connection, RevisionChoice};
 use protocol::mcp::Revision;
 
+/// The card's tabs.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Tab {
+pub enum Tab {
     Tools,
     Resources,
     Prompts,
     Log,
     Faults,
+}
+
+impl Tab {
+    /// What the tab shows, in a sentence ("Loading the server's tools…").
+    fn what(self) -> &'static str {
+        match self {
+            Tab::Tools => "server's tools",
+            Tab::Resources => "server's resources",
+            Tab::Prompts => "server's prompts",
+            Tab::Log => "server's log",
+            Tab::Faults => "fault controls",
+        }
+    }
 }
 
 fn choice_value(c: RevisionChoice) -> &'static str {
@@ -129,10 +142,10 @@ pub fn ServerCard(entry: ServerEntry) -> impl IntoView {
                 }
             }))}
             {
-                let (shown, section) = (entry.clone(), entry.clone());
+                let (shown, section) = (entry.clone(), StoredValue::new(entry.clone()));
                 view! {
                     <Show when=move || relevant(&shown)>
-                        <AuthSection entry=section.clone()/>
+                        <OnDemand what="sign-in" load=move || crate::chunks::sign_in(section.get_value())/>
                     </Show>
                 }
             }
@@ -208,11 +221,11 @@ pub fn ServerCard(entry: ServerEntry) -> impl IntoView {
                         {move || {
                             let entry = tab_entry.get_value();
                             match tab.get() {
-                                Tab::Tools => view! { <ToolsTab entry/> }.into_any(),
-                                Tab::Resources => view! { <ResourcesTab entry/> }.into_any(),
-                                Tab::Prompts => view! { <PromptsTab entry/> }.into_any(),
-                                Tab::Log => view! { <LogTab entry/> }.into_any(),
-                                Tab::Faults => view! { <ServerFaults entry/> }.into_any(),
+                                Tab::Faults => view! {
+                                    <OnDemand what=Tab::Faults.what() load=move || crate::chunks::server_faults(entry.clone())/>
+                                }
+                                .into_any(),
+                                t => view! { <OnDemand what=t.what() load=move || crate::chunks::server_tab(entry.clone(), t)/> }.into_any(),
                             }
                         }}
                     </div>
@@ -222,17 +235,14 @@ pub fn ServerCard(entry: ServerEntry) -> impl IntoView {
     }
 }
 
-/// Break this server on purpose (workshop mode).
-#[component]
-fn ServerFaults(entry: ServerEntry) -> impl IntoView {
-    let data = entry.data;
-    let tools = Signal::derive(move || {
-        data.with(|d| d.tools.as_ref().map(|t| t.tools.iter().map(|t| t.name.clone()).collect()).unwrap_or_default())
-    });
-    view! {
-        <p class="muted">"Break this server on purpose, with no change to it: its next call (or every call) fails at the \
-            layer you pick, as a real failure would, and the timeline marks it injected."</p>
-        <FaultsForm target=Target::Server(entry.id.clone()) tools field=format!("server-{}-fault", entry.id)/>
+/// A tab of the card, built in the explore chunk (src/chunks.rs).
+pub fn tab_view(entry: ServerEntry, tab: Tab) -> AnyView {
+    match tab {
+        Tab::Tools => view! { <ToolsTab entry/> }.into_any(),
+        Tab::Resources => view! { <ResourcesTab entry/> }.into_any(),
+        Tab::Prompts => view! { <PromptsTab entry/> }.into_any(),
+        Tab::Log => view! { <LogTab entry/> }.into_any(),
+        Tab::Faults => ().into_any(),
     }
 }
 

@@ -6,6 +6,9 @@ mod card;
 mod explore;
 mod tools;
 
+pub use auth::AuthSection;
+pub use card::{Tab, tab_view};
+
 use leptos::prelude::*;
 
 use super::state::use_services;

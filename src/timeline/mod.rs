@@ -74,7 +74,10 @@ pub fn TimelinePanel() -> impl IntoView {
             }>
                 <rows::Rows/>
             </Show>
-            <DetailPane/>
+            // The pane is a chunk, loaded when a row is first opened.
+            <Show when=move || svc.trace.selected.with(Option::is_some)>
+                <crate::chunks::OnDemand what="details" load=crate::chunks::detail/>
+            </Show>
         </section>
     }
 }

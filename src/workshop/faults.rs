@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::state::use_services;
+use crate::state::{ServerEntry, use_services};
 use engine::faults::{Fault, FaultRule, Target, Times};
 
 fn rule_text(r: &FaultRule) -> String {
@@ -78,5 +78,19 @@ pub fn FaultsForm(target: Target, #[prop(into)] tools: Signal<Vec<String>>, fiel
                 }
             }).collect_view()}
         </ul>
+    }
+}
+
+/// A server card's Faults tab: break this server on purpose.
+#[component]
+pub fn ServerFaults(entry: ServerEntry) -> impl IntoView {
+    let data = entry.data;
+    let tools = Signal::derive(move || {
+        data.with(|d| d.tools.as_ref().map(|t| t.tools.iter().map(|t| t.name.clone()).collect()).unwrap_or_default())
+    });
+    view! {
+        <p class="muted">"Break this server on purpose, with no change to it: its next call (or every call) fails at the \
+            layer you pick, as a real failure would, and the timeline marks it injected."</p>
+        <FaultsForm target=Target::Server(entry.id.clone()) tools field=format!("server-{}-fault", entry.id)/>
     }
 }

@@ -6,9 +6,9 @@ mod lesson;
 mod paused;
 mod sessions;
 
-pub use faults::FaultsForm;
+pub use faults::{FaultsForm, ServerFaults};
 pub use lesson::LessonBanner;
-pub use paused::PausedBanner;
+pub use paused::{PausedBanner, PausedBody};
 pub use sessions::ViewingBanner;
 
 use lesson::LessonChoices;

@@ -39,8 +39,20 @@ fn heading(stop: &Stop) -> String {
     }
 }
 
+/// Where a stop at a breakpoint shows; its contents are a chunk, loaded when the loop first stops.
 #[component]
 pub fn PausedBanner() -> impl IntoView {
+    let stop = use_services().pausing.stop;
+    view! {
+        <Show when=move || stop.with(Option::is_some)>
+            <crate::chunks::OnDemand what="paused step" load=crate::chunks::paused/>
+        </Show>
+    }
+}
+
+/// The stop's banner: what the loop is about to send, editable, and the ways on.
+#[component]
+pub fn PausedBody() -> impl IntoView {
     let svc = use_services();
     let pausing = svc.pausing;
     let stop = pausing.stop;
