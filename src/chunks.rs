@@ -43,7 +43,7 @@ where
         Some(Ok(view)) => view.run(),
         Some(Err(ChunkMissing)) => view! {
             <div class="chunk-missing" role="alert">
-                <p class="why">{format!(
+                <p class="form-error">{format!(
                     "The {what} did not arrive: {}",
                     if navigator_offline() {
                         "this device is offline, and this part of the page was not downloaded before. Connect, then Retry."

@@ -1,0 +1,94 @@
+// The parts of the page loaded on first use (src/chunks.rs): each from an offline reload once
+// the page has been visited, and a chunk that does not arrive said where the feature would be,
+// with a Retry that works.
+import { test, expect } from "@playwright/test";
+import { ask, openApp, openRow, snap, timelineRow, watchConsole } from "./support.mjs";
+
+const chat = (page) => page.getByRole("log", { name: "Conversation" });
+
+/** The build's chunk files (wasm.json, written by scripts/build-wasm.mjs). */
+async function chunkFiles(page) {
+  const wasm = await (await page.request.get("./wasm.json")).json();
+  return [...new Set(Object.values(wasm.chunks).flat())];
+}
+
+test("every chunk is in the offline copy after one visit, and each feature works from an offline reload", async ({ page, context }) => {
+  const console = watchConsole(page);
+  await openApp(page);
+  const files = await chunkFiles(page);
+  expect(files.length).toBeGreaterThanOrEqual(5);
+  // The service worker holds every chunk, not only the ones this visit used.
+  const cached = () => page.evaluate(async (files) => {
+    const urls = new Set();
+    for (const name of await caches.keys()) for (const r of await (await caches.open(name)).keys()) urls.add(new URL(r.url).pathname);
+    return files.filter((f) => ![...urls].some((u) => u.endsWith(`/${f}`)));
+  }, files);
+  await expect.poll(cached, { message: "chunk files not yet in the service worker's cache" }).toEqual([]);
+
+  await context.setOffline(true);
+  await page.reload();
+  await expect(page.getByRole("heading", { level: 1, name: "Loopscope" })).toBeVisible();
+  await page.getByLabel("Demo model (no key)").check();
+
+  // explore: the demo server's card and its tabs.
+  await page.getByRole("button", { name: "Add the demo server" }).click();
+  const card = page.getByRole("article", { name: "demo" });
+  await expect(card.getByText("connected", { exact: true })).toBeVisible();
+  await card.getByRole("tab", { name: "Resources" }).click();
+  await expect(card.getByRole("tabpanel")).not.toContainText("did not arrive");
+  await card.getByRole("tab", { name: "Tools" }).click();
+  await expect(card.locator("summary").first()).toBeVisible();
+  // workshop: the card's Faults tab, the Workshop panel, a stop at a breakpoint.
+  await card.getByRole("tab", { name: "Faults" }).click();
+  await expect(card.getByText(/Break this server on purpose/)).toBeVisible();
+  await page.getByText("Workshop", { exact: true }).click();
+  await expect(page.getByRole("heading", { name: "Breakpoints" })).toBeVisible();
+  await page.getByRole("button", { name: /^Stop at phase 2/ }).click();
+  await page.getByRole("textbox", { name: "Message", exact: true }).fill("What is 17 * 23?");
+  await page.getByRole("button", { name: "Send" }).click();
+  const paused = page.getByRole("region", { name: /Paused at phase 2/ });
+  await expect(paused).toBeVisible();
+  await paused.getByRole("button", { name: "Continue (F8)" }).click();
+  await expect(chat(page).getByText("calculate said: 17 * 23 = 391", { exact: false })).toBeVisible();
+  // detail: a timeline row's details.
+  await openRow(page, /You to Loopscope: user message, What is 17 \* 23\?/);
+  await expect(page.getByRole("dialog", { name: "user message" })).toBeVisible();
+  await snap(page, "offline-chunks");
+  await context.setOffline(false);
+  console.expectNone();
+});
+
+test.describe("a chunk that does not arrive", () => {
+  // Without the service worker, so the page's own requests can be held back.
+  test.use({ serviceWorkers: "block" });
+
+  test("is said where the feature would appear, with Retry; the rest of the page works", async ({ page }) => {
+    const console = watchConsole(page, ["Failed to load resource", "TypeError: Failed to fetch", "net::ERR_FAILED"]);
+    let blocked = 0;
+    await page.route(/\/split_workshop\.wasm$/, (route) => {
+      blocked += 1;
+      return route.abort("failed");
+    });
+    await openApp(page);
+    await page.getByText("Workshop", { exact: true }).click();
+    const missing = page.getByRole("alert").filter({ hasText: "The workshop tools did not arrive" });
+    await expect(missing).toBeVisible();
+    await expect(missing).toContainText(/the site may have been updated since this page opened \(then reload the page\), or the connection dropped \(then Retry\)/);
+    expect(blocked).toBeGreaterThan(0);
+    await missing.scrollIntoViewIfNeeded();
+    await snap(page, "chunk-missing");
+
+    // Nothing else broke: a turn with the demo model runs, and its details open.
+    await page.getByLabel("Demo model (no key)").check();
+    await ask(page, "What is 17 * 23?");
+    await expect(chat(page).getByText("calculate said: 17 * 23 = 391", { exact: false })).toBeVisible();
+    await expect(await timelineRow(page, /Phase 4: tool_result returns/)).toBeVisible();
+
+    // The file is back: Retry loads it in place.
+    await page.unroute(/\/split_workshop\.wasm$/);
+    await missing.getByRole("button", { name: "Retry" }).click();
+    await expect(page.getByRole("heading", { name: "Breakpoints" })).toBeVisible();
+    await expect(missing).toHaveCount(0);
+    console.expectNone();
+  });
+});
