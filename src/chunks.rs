@@ -83,6 +83,18 @@ pub fn paused() -> Loaded {
     Ok(ViewFn::from(|| crate::workshop::PausedBody().into_any()))
 }
 
+/// The banner of a lesson.
+#[wasm_split(workshop, fallible)]
+pub fn lesson() -> Loaded {
+    Ok(ViewFn::from(|| crate::workshop::LessonBody().into_any()))
+}
+
+/// The banner of a recorded session being viewed, with its replay.
+#[wasm_split(workshop, fallible)]
+pub fn viewing() -> Loaded {
+    Ok(ViewFn::from(|| crate::workshop::ViewingBody().into_any()))
+}
+
 /// A server card's tabs: its tools (with calls by hand), resources, prompts and log.
 #[wasm_split(explore, fallible, preload(preload_explore))]
 pub fn server_tab(entry: ServerEntry, tab: crate::servers::Tab) -> Loaded {

@@ -94,9 +94,23 @@ fn ServersConsent(calls: Vec<ScriptedCall>) -> impl IntoView {
     }
 }
 
-/// The lesson in progress, over the chat and the timeline.
+/// Where a lesson shows, over the chat and the timeline; its banner is a chunk, loaded when a
+/// lesson first opens (or is loading, or failed to).
 #[component]
 pub fn LessonBanner() -> impl IntoView {
+    let l = use_services().lessons;
+    let any =
+        move || l.loading.with(Option::is_some) || l.problem.with(Option::is_some) || l.current.with(Option::is_some);
+    view! {
+        <Show when=any>
+            <crate::chunks::OnDemand what="lesson" load=crate::chunks::lesson/>
+        </Show>
+    }
+}
+
+/// The lesson in progress: its loading line, its problem, or its steps.
+#[component]
+pub fn LessonBody() -> impl IntoView {
     let svc = use_services();
     let l = svc.lessons;
     let running = Signal::derive(move || svc.conversation.running.get() || svc.sessions.viewing.with(Option::is_some));

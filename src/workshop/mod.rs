@@ -7,9 +7,9 @@ mod paused;
 mod sessions;
 
 pub use faults::{FaultsForm, ServerFaults};
-pub use lesson::LessonBanner;
+pub use lesson::{LessonBanner, LessonBody};
 pub use paused::{PausedBanner, PausedBody};
-pub use sessions::ViewingBanner;
+pub use sessions::{ViewingBanner, ViewingBody};
 
 use lesson::LessonChoices;
 use paused::BreakpointChoices;

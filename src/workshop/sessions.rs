@@ -39,9 +39,22 @@ fn replay_words(agreed: Vec<String>) -> String {
     format!("A replay sends its recorded messages to your model: {reach}.")
 }
 
-/// The banner of a recorded session being viewed.
+/// Where a recorded session being viewed, its replay and the comparison show; their banners
+/// are a chunk, loaded when a session is first opened.
 #[component]
 pub fn ViewingBanner() -> impl IntoView {
+    let s = use_services().sessions;
+    let any = move || s.viewing.with(Option::is_some) || s.replaying.get() || s.comparison.with(Option::is_some);
+    view! {
+        <Show when=any>
+            <crate::chunks::OnDemand what="recorded session" load=crate::chunks::viewing/>
+        </Show>
+    }
+}
+
+/// The banner of a recorded session being viewed.
+#[component]
+pub fn ViewingBody() -> impl IntoView {
     let svc = use_services();
     view! {
         {move || svc.sessions.viewing.get().map(|v| view! {
