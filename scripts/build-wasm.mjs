@@ -2,7 +2,8 @@
 // loaded on first use, in Trunk's staging dir. Trunk's own Rust step cannot do this: it has no
 // place between cargo and wasm-bindgen (trunk issue #1022), and wasm-bindgen must keep the
 // exports the chunks link against (--keep-lld-exports). So, on every build, debug or release:
-//   1. cargo builds the `loopscope` binary for wasm32 (build.rs keeps its relocations);
+//   1. cargo builds the `loopscope` binary for wasm32 with its split points on (LOOPSCOPE_SPLIT,
+//      build.rs), keeping its relocations;
 //   2. `xtask split` splits it at the `#[wasm_split]` functions (src/chunks.rs);
 //   3. wasm-bindgen writes the JS glue for the first chunk;
 //   4. (release) wasm-opt -Oz shrinks every wasm file, each on its own;
@@ -23,10 +24,12 @@ const profile = process.argv[3] ?? process.env.TRUNK_PROFILE ?? "debug";
 if (!staging) throw new Error("build-wasm: no staging dir (run by Trunk, or: node scripts/build-wasm.mjs <dir> <debug|release>)");
 const release = profile === "release";
 
-const run = (cmd, args) => execFileSync(cmd, args, { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"] });
+const run = (cmd, args, env = {}) =>
+  execFileSync(cmd, args, { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, ...env } });
 
 // 1.
-run("cargo", ["build", "--target", "wasm32-unknown-unknown", "--bin", "loopscope", ...(release ? ["--release"] : [])]);
+// (LOOPSCOPE_SPLIT: the split points become chunk boundaries, build.rs.)
+run("cargo", ["build", "--target", "wasm32-unknown-unknown", "--bin", "loopscope", ...(release ? ["--release"] : [])], { LOOPSCOPE_SPLIT: "1" });
 const built = join(ROOT, "target/wasm32-unknown-unknown", release ? "release" : "debug", "loopscope.wasm");
 
 // 2.

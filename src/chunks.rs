@@ -11,7 +11,9 @@ use std::future::Future;
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_split_helpers::{SplitLoaderError, wasm_split};
+use wasm_split_helpers::SplitLoaderError;
+#[cfg(loopscope_split)]
+use wasm_split_helpers::wasm_split;
 
 use crate::state::ServerEntry;
 
@@ -63,60 +65,93 @@ fn navigator_offline() -> bool {
     !window().navigator().on_line()
 }
 
-// The split points. Functions with the same first argument share one chunk.
+/// A split point. Built with `--cfg loopscope_split` (the page itself: scripts/build-wasm.mjs
+/// sets it for every build Trunk makes, debug or release), a `#[wasm_split]` function whose code
+/// lands in its chunk; built without (the browser tests, which wasm-bindgen-test links whole,
+/// with no chunk loader), the same body as a plain async function.
+macro_rules! split_point {
+    ($(#[doc = $doc:literal])* $chunk:ident $(, preload $preload:ident)?: fn $name:ident($($arg:ident: $ty:ty),*) $body:block) => {
+        $(#[doc = $doc])*
+        #[cfg(loopscope_split)]
+        #[wasm_split($chunk, fallible $(, preload($preload))?)]
+        pub fn $name($($arg: $ty),*) -> Loaded $body
 
-/// The Workshop panel's contents: lessons, breakpoints, sessions and Claude's side of the faults.
-#[wasm_split(workshop, fallible, preload(preload_workshop))]
-pub fn workshop() -> Loaded {
-    Ok(ViewFn::from(|| crate::workshop::WorkshopBody().into_any()))
+        $(#[doc = $doc])*
+        #[cfg(not(loopscope_split))]
+        pub async fn $name($($arg: $ty),*) -> Loaded $body
+
+        $(
+            #[cfg(not(loopscope_split))]
+            pub async fn $preload() -> Result<(), SplitLoaderError> {
+                Ok(())
+            }
+        )?
+    };
 }
 
-/// A server card's Faults tab.
-#[wasm_split(workshop, fallible)]
-pub fn server_faults(entry: ServerEntry) -> Loaded {
-    Ok(ViewFn::from(move || view! { <crate::workshop::ServerFaults entry=entry.clone()/> }.into_any()))
+// The split points. Functions with the same chunk name share one chunk.
+
+split_point! {
+    /// The Workshop panel's contents: lessons, breakpoints, sessions and Claude's side of the faults.
+    workshop, preload preload_workshop: fn workshop() {
+        Ok(ViewFn::from(|| crate::workshop::WorkshopBody().into_any()))
+    }
 }
 
-/// The banner of a stop at a breakpoint, with the payload to edit.
-#[wasm_split(workshop, fallible)]
-pub fn paused() -> Loaded {
-    Ok(ViewFn::from(|| crate::workshop::PausedBody().into_any()))
+split_point! {
+    /// A server card's Faults tab.
+    workshop: fn server_faults(entry: ServerEntry) {
+        Ok(ViewFn::from(move || view! { <crate::workshop::ServerFaults entry=entry.clone()/> }.into_any()))
+    }
 }
 
-/// The banner of a lesson.
-#[wasm_split(workshop, fallible)]
-pub fn lesson() -> Loaded {
-    Ok(ViewFn::from(|| crate::workshop::LessonBody().into_any()))
+split_point! {
+    /// The banner of a stop at a breakpoint, with the payload to edit.
+    workshop: fn paused() {
+        Ok(ViewFn::from(|| crate::workshop::PausedBody().into_any()))
+    }
 }
 
-/// The banner of a recorded session being viewed, with its replay.
-#[wasm_split(workshop, fallible)]
-pub fn viewing() -> Loaded {
-    Ok(ViewFn::from(|| crate::workshop::ViewingBody().into_any()))
+split_point! {
+    /// The banner of a lesson.
+    workshop: fn lesson() {
+        Ok(ViewFn::from(|| crate::workshop::LessonBody().into_any()))
+    }
 }
 
-/// A server card's tabs: its tools (with calls by hand), resources, prompts and log.
-#[wasm_split(explore, fallible, preload(preload_explore))]
-pub fn server_tab(entry: ServerEntry, tab: crate::servers::Tab) -> Loaded {
-    Ok(ViewFn::from(move || crate::servers::tab_view(entry.clone(), tab)))
+split_point! {
+    /// The banner of a recorded session being viewed, with its replay.
+    workshop: fn viewing() {
+        Ok(ViewFn::from(|| crate::workshop::ViewingBody().into_any()))
+    }
 }
 
-/// The front dialog's body: an approval, a sampling request or an elicitation form.
-#[wasm_split(dialogs, fallible, preload(preload_dialogs))]
-pub fn dialog(id: u64, kind: crate::state::DialogKind) -> Loaded {
-    Ok(ViewFn::from(move || crate::dialogs::body(id, kind.clone())))
+split_point! {
+    /// A server card's tabs: its tools (with calls by hand), resources, prompts and log.
+    explore, preload preload_explore: fn server_tab(entry: ServerEntry, tab: crate::servers::Tab) {
+        Ok(ViewFn::from(move || crate::servers::tab_view(entry.clone(), tab)))
+    }
 }
 
-/// The timeline's detail pane: a row's story, its request views and raw events.
-#[wasm_split(detail, fallible, preload(preload_detail))]
-pub fn detail() -> Loaded {
-    Ok(ViewFn::from(|| crate::timeline::DetailPane().into_any()))
+split_point! {
+    /// The front dialog's body: an approval, a sampling request or an elicitation form.
+    dialogs, preload preload_dialogs: fn dialog(id: u64, kind: crate::state::DialogKind) {
+        Ok(ViewFn::from(move || crate::dialogs::body(id, kind.clone())))
+    }
 }
 
-/// A server card's sign-in section (MCP authorization).
-#[wasm_split(signin, fallible, preload(preload_signin))]
-pub fn sign_in(entry: ServerEntry) -> Loaded {
-    Ok(ViewFn::from(move || view! { <crate::servers::AuthSection entry=entry.clone()/> }.into_any()))
+split_point! {
+    /// The timeline's detail pane: a row's story, its request views and raw events.
+    detail, preload preload_detail: fn detail() {
+        Ok(ViewFn::from(|| crate::timeline::DetailPane().into_any()))
+    }
+}
+
+split_point! {
+    /// A server card's sign-in section (MCP authorization).
+    signin, preload preload_signin: fn sign_in(entry: ServerEntry) {
+        Ok(ViewFn::from(move || view! { <crate::servers::AuthSection entry=entry.clone()/> }.into_any()))
+    }
 }
 
 /// Fetches every chunk while the page is idle after start, so a first click rarely waits. A
