@@ -39,25 +39,40 @@ where
     Fut: Future<Output = Loaded> + 'static,
 {
     let chunk = LocalResource::new(load);
-    move || {
-        match chunk.get() {
+    move || match chunk.get() {
         None => view! { <p class="muted chunk-loading" role="status">{format!("Loading the {what}…")}</p> }.into_any(),
         Some(Ok(view)) => view.run(),
         Some(Err(ChunkMissing)) => view! {
             <div class="chunk-missing" role="alert">
-                <p class="form-error">{format!(
-                    "The {what} did not arrive: {}",
-                    if navigator_offline() {
-                        "this device is offline, and this part of the page was not downloaded before. Connect, then Retry."
-                    } else {
-                        "the site may have been updated since this page opened (then reload the page), or the connection dropped (then Retry)."
-                    }
-                )}</p>
+                <p class="form-error">{format!("The {what} did not arrive: {}", missing_why())}</p>
                 <button type="button" on:click=move |_| chunk.refetch()>"Retry"</button>
             </div>
         }
         .into_any(),
     }
+}
+
+/// [`OnDemand`] while `when` holds (a banner that shows only at times): nothing is fetched
+/// before it first does.
+#[component]
+pub fn OnDemandWhen<F, Fut>(#[prop(into)] when: Signal<bool>, what: &'static str, load: F) -> impl IntoView
+where
+    F: Fn() -> Fut + Clone + Send + Sync + 'static,
+    Fut: Future<Output = Loaded> + 'static,
+{
+    view! {
+        <Show when=move || when.get()>
+            <OnDemand what load=load.clone()/>
+        </Show>
+    }
+}
+
+/// Why a chunk did not arrive, as far as the page can tell.
+fn missing_why() -> &'static str {
+    if navigator_offline() {
+        "this device is offline, and this part of the page was not downloaded before. Connect, then Retry."
+    } else {
+        "the site may have been updated since this page opened (then reload the page), or the connection dropped (then Retry)."
     }
 }
 

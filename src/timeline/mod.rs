@@ -75,9 +75,8 @@ pub fn TimelinePanel() -> impl IntoView {
                 <rows::Rows/>
             </Show>
             // The pane is a chunk, loaded when a row is first opened.
-            <Show when=move || svc.trace.selected.with(Option::is_some)>
-                <crate::chunks::OnDemand what="details" load=crate::chunks::detail/>
-            </Show>
+            <crate::chunks::OnDemandWhen when=Signal::derive(move || svc.trace.selected.with(Option::is_some))
+                what="details" load=crate::chunks::detail/>
         </section>
     }
 }

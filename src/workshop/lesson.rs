@@ -101,11 +101,7 @@ pub fn LessonBanner() -> impl IntoView {
     let l = use_services().lessons;
     let any =
         move || l.loading.with(Option::is_some) || l.problem.with(Option::is_some) || l.current.with(Option::is_some);
-    view! {
-        <Show when=any>
-            <crate::chunks::OnDemand what="lesson" load=crate::chunks::lesson/>
-        </Show>
-    }
+    view! { <crate::chunks::OnDemandWhen when=Signal::derive(any) what="lesson" load=crate::chunks::lesson/> }
 }
 
 /// The lesson in progress: its loading line, its problem, or its steps.

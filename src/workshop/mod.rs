@@ -17,7 +17,7 @@ use sessions::SessionChoices;
 
 use leptos::prelude::*;
 
-use crate::chunks::OnDemand;
+use crate::chunks::OnDemandWhen;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
@@ -38,9 +38,7 @@ pub fn WorkshopPanel() -> impl IntoView {
         <section class="panel workshop" aria-labelledby="workshop-title">
             <details on:toggle=toggle>
                 <summary><h2 id="workshop-title">"Workshop"</h2></summary>
-                <Show when=move || opened.get()>
-                    <OnDemand what="workshop tools" load=crate::chunks::workshop/>
-                </Show>
+                <OnDemandWhen when=opened what="workshop tools" load=crate::chunks::workshop/>
             </details>
         </section>
     }

@@ -43,11 +43,8 @@ fn heading(stop: &Stop) -> String {
 #[component]
 pub fn PausedBanner() -> impl IntoView {
     let stop = use_services().pausing.stop;
-    view! {
-        <Show when=move || stop.with(Option::is_some)>
-            <crate::chunks::OnDemand what="paused step" load=crate::chunks::paused/>
-        </Show>
-    }
+    let when = Signal::derive(move || stop.with(Option::is_some));
+    view! { <crate::chunks::OnDemandWhen when what="paused step" load=crate::chunks::paused/> }
 }
 
 /// The stop's banner: what the loop is about to send, editable, and the ways on.

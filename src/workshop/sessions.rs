@@ -45,11 +45,7 @@ fn replay_words(agreed: Vec<String>) -> String {
 pub fn ViewingBanner() -> impl IntoView {
     let s = use_services().sessions;
     let any = move || s.viewing.with(Option::is_some) || s.replaying.get() || s.comparison.with(Option::is_some);
-    view! {
-        <Show when=any>
-            <crate::chunks::OnDemand what="recorded session" load=crate::chunks::viewing/>
-        </Show>
-    }
+    view! { <crate::chunks::OnDemandWhen when=Signal::derive(any) what="recorded session" load=crate::chunks::viewing/> }
 }
 
 /// The banner of a recorded session being viewed.
