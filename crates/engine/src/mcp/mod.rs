@@ -11,7 +11,7 @@ mod handlers;
 mod inject;
 mod listen;
 pub mod negotiate;
-mod reach;
+mod distance;
 mod serve;
 mod transport;
 
@@ -20,7 +20,7 @@ pub use client::McpClient;
 pub use connection::Connection;
 pub use error::{CORS_NEEDS, McpError, ProtocolError, Reach};
 pub use handlers::{ElicitationHandler, Handlers, ListKind, SamplingHandler, ServerNotification, StateFn};
-pub use reach::local_network_hint;
+pub use distance::local_network_hint;
 
 use std::rc::Rc;
 

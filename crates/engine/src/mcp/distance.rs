@@ -8,7 +8,7 @@
 
 /// How far away a URL's host is, as the browser's Local Network Access rules see it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Reach {
+pub enum Distance {
     Loopback,
     Local,
     Public,
@@ -26,41 +26,41 @@ fn host(url: &str) -> Option<String> {
     (!host.is_empty()).then(|| host.to_ascii_lowercase())
 }
 
-pub fn reach(url: &str) -> Reach {
-    let Some(host) = host(url) else { return Reach::Public };
+pub fn distance(url: &str) -> Distance {
+    let Some(host) = host(url) else { return Distance::Public };
     if host == "localhost" || host.ends_with(".localhost") || host == "::1" {
-        return Reach::Loopback;
+        return Distance::Loopback;
     }
     if host.ends_with(".local") {
-        return Reach::Local;
+        return Distance::Local;
     }
     let octets: Vec<u8> = host.split('.').map_while(|p| p.parse().ok()).collect();
     if octets.len() == 4 && host.split('.').count() == 4 {
         return match octets[..] {
-            [127, ..] => Reach::Loopback,
-            [10, ..] | [192, 168, ..] | [169, 254, ..] => Reach::Local,
-            [172, b, ..] if (16..32).contains(&b) => Reach::Local,
-            _ => Reach::Public,
+            [127, ..] => Distance::Loopback,
+            [10, ..] | [192, 168, ..] | [169, 254, ..] => Distance::Local,
+            [172, b, ..] if (16..32).contains(&b) => Distance::Local,
+            _ => Distance::Public,
         };
     }
     // IPv6: fc00::/7 unique local, fe80::/10 link-local (a literal starts with its first group).
     if host.contains(':') {
         let first = u16::from_str_radix(host.split(':').next().unwrap_or_default(), 16).unwrap_or(0);
         if first & 0xfe00 == 0xfc00 || first & 0xffc0 == 0xfe80 {
-            return Reach::Local;
+            return Distance::Local;
         }
     }
-    Reach::Public
+    Distance::Public
 }
 
 /// For a network failure: what to check when a page from a public site could not reach a
 /// server on this machine or the local network. `None` when that is not the situation.
 pub fn local_network_hint(page: &str, server: &str) -> Option<String> {
-    let (page_reach, server_reach) = (reach(page), reach(server));
-    if page_reach != Reach::Public || server_reach == Reach::Public || !page.starts_with("http") {
+    let (page_distance, server_distance) = (distance(page), distance(server));
+    if page_distance != Distance::Public || server_distance == Distance::Public || !page.starts_with("http") {
         return None;
     }
-    let where_ = if server_reach == Reach::Loopback { "on this computer" } else { "on your local network" };
+    let where_ = if server_distance == Distance::Loopback { "on this computer" } else { "on your local network" };
     Some(format!(
         "This page comes from a public site ({}) and the server is {where_}. Chrome (142 and later) asks \
          first whether the site may connect to devices on your local network; if that was blocked, allow \
@@ -77,20 +77,20 @@ mod tests {
 
     #[test]
     fn hosts_are_placed_by_the_local_network_access_rules() {
-        assert_eq!(reach("http://127.0.0.1:3001/mcp"), Reach::Loopback);
-        assert_eq!(reach("http://localhost:8080/mcp"), Reach::Loopback);
-        assert_eq!(reach("http://[::1]:3001/mcp"), Reach::Loopback);
-        assert_eq!(reach("http://user:pw@192.168.1.20:3001/mcp"), Reach::Local);
-        assert_eq!(reach("http://10.0.0.5/mcp"), Reach::Local);
-        assert_eq!(reach("http://printer.local/mcp"), Reach::Local);
-        assert_eq!(reach("http://[fd00::1]/mcp"), Reach::Local);
-        assert_eq!(reach("https://mcp.example.com/mcp"), Reach::Public);
-        assert_eq!(reach("https://172.32.0.1/mcp"), Reach::Public);
-        assert_eq!(reach("demo://notebook/mcp"), Reach::Public);
+        assert_eq!(distance("http://127.0.0.1:3001/mcp"), Distance::Loopback);
+        assert_eq!(distance("http://localhost:8080/mcp"), Distance::Loopback);
+        assert_eq!(distance("http://[::1]:3001/mcp"), Distance::Loopback);
+        assert_eq!(distance("http://user:pw@192.168.1.20:3001/mcp"), Distance::Local);
+        assert_eq!(distance("http://10.0.0.5/mcp"), Distance::Local);
+        assert_eq!(distance("http://printer.local/mcp"), Distance::Local);
+        assert_eq!(distance("http://[fd00::1]/mcp"), Distance::Local);
+        assert_eq!(distance("https://mcp.example.com/mcp"), Distance::Public);
+        assert_eq!(distance("https://172.32.0.1/mcp"), Distance::Public);
+        assert_eq!(distance("demo://notebook/mcp"), Distance::Public);
     }
 
     #[test]
-    fn the_hint_is_for_a_public_page_reaching_inwards_only() {
+    fn the_hint_is_for_a_public_page_distanceing_inwards_only() {
         let hint = local_network_hint("https://me.github.io/loopscope/", "http://127.0.0.1:3001/mcp").unwrap();
         assert!(
             hint.contains("me.github.io") && hint.contains("on this computer") && hint.contains("Local network access")
