@@ -12,7 +12,7 @@ use protocol::oauth::grant;
 
 /// What to do after a 401 or 403.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Answer {
+pub enum AfterRefusal {
     /// A (new) token is in hand: send the request again.
     Retry,
     /// Not an authorization matter (a 403 without `insufficient_scope`): the error stands.
@@ -232,14 +232,14 @@ impl<P: Platform> Auth<P> {
         status: u16,
         www_authenticate: Option<&str>,
         seen_generation: u64,
-    ) -> Result<Answer, AuthError> {
+    ) -> Result<AfterRefusal, AuthError> {
         let challenge = Challenge::parse(www_authenticate);
         if status != 401 && !(status == 403 && challenge.insufficient_scope()) {
-            return Ok(Answer::NotAuthorization);
+            return Ok(AfterRefusal::NotAuthorization);
         }
         let _guard = self.lock.lock().await;
         if self.generation() != seen_generation {
-            return Ok(Answer::Retry);
+            return Ok(AfterRefusal::Retry);
         }
         let step = AuthStep::Challenged { status, scope: challenge.scope.clone(), error: challenge.error.clone() };
         self.tracer.emit(self.peer(), TraceKind::Auth { step });
@@ -251,12 +251,12 @@ impl<P: Platform> Auth<P> {
             }
             if status == 401 && tokens.refresh_token.is_some() {
                 match self.refresh().await {
-                    Ok(()) => return Ok(Answer::Retry),
+                    Ok(()) => return Ok(AfterRefusal::Retry),
                     Err(e) => self.note(format!("Refreshing the token failed ({e}): signing in again")),
                 }
             }
         }
-        self.authorize(&challenge).await.map(|()| Answer::Retry)
+        self.authorize(&challenge).await.map(|()| AfterRefusal::Retry)
     }
 
     /// Signs in without being asked (the card's Sign in button): as after a bare 401.

@@ -24,7 +24,7 @@ pub mod url;
 
 pub use challenge::{Challenge, split_scopes};
 pub use error::AuthError;
-pub use flow::{Answer, Auth};
+pub use flow::{AfterRefusal, Auth};
 pub use http::Step;
 pub use policy::SignInPage;
 pub use steps::expiry_words;

@@ -10,7 +10,7 @@ use super::envelope::{add_meta, request_headers};
 use super::error::ProtocolError;
 use super::transport::{GetReply, PostReply};
 use super::{Connection, McpClient, McpError, RequestOptions};
-use crate::auth::{Answer, AuthError};
+use crate::auth::{AfterRefusal, AuthError};
 use crate::deadline::Deadline;
 use crate::limits::{LimitExceeded, reconnect_delay};
 use crate::platform::{Body, Headers, Platform};
@@ -209,8 +209,8 @@ impl<P: Platform> McpClient<P> {
                     let answer = auth.answer(*status, www_authenticate.as_deref(), seen).await;
                     pause.resume(self.platform.now_ms());
                     match answer.map_err(McpError::Auth)? {
-                        Answer::Retry => {}
-                        Answer::NotAuthorization => return Err(e),
+                        AfterRefusal::Retry => {}
+                        AfterRefusal::NotAuthorization => return Err(e),
                     }
                 }
                 other => return other,

@@ -4,6 +4,7 @@
 mod api;
 mod client;
 mod connection;
+mod distance;
 pub mod envelope;
 mod error;
 mod exchange;
@@ -11,16 +12,15 @@ mod handlers;
 mod inject;
 mod listen;
 pub mod negotiate;
-mod distance;
 mod serve;
 mod transport;
 
 pub use api::ToolList;
 pub use client::McpClient;
 pub use connection::Connection;
+pub use distance::local_network_hint;
 pub use error::{CORS_NEEDS, McpError, ProtocolError, Reach};
 pub use handlers::{ElicitationHandler, Handlers, ListKind, SamplingHandler, ServerNotification, StateFn};
-pub use distance::local_network_hint;
 
 use std::rc::Rc;
 
