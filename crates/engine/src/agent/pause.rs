@@ -98,27 +98,22 @@ pub struct Stop {
     pub targets: Vec<RouteTarget>,
 }
 
-/// How the user lets the loop go on.
+/// How the user lets the loop go on: with the payload as the user wrote it (`Resume<Value>`,
+/// what the page sends), or, once the loop has read and checked it, as the change it makes
+/// (`Resume<Edit>`, what the loop's steps act on).
 #[derive(Clone, Debug, PartialEq)]
-pub enum Resume {
+pub enum Resume<T = Value> {
     Continue,
     /// This payload instead (checked with [`check_edit`]).
-    Edited(Value),
+    Edited(T),
     /// Do not run this call: Claude gets an is_error result saying so.
     Skip,
     /// End the turn here.
     Stop,
 }
 
-/// What the loop does after a breakpoint.
-#[derive(Clone, Debug, PartialEq)]
-pub(super) enum Go {
-    On,
-    /// The user's edit, read and checked: what it changes.
-    Edited(Edit),
-    Skip,
-    Stop,
-}
+/// What the loop does after a breakpoint: the user's answer, its edit read and checked.
+pub(super) type Go = Resume<Edit>;
 
 /// Edits that cannot be used are asked for again, at most this many times (then the loop goes
 /// on with the payload as it was).
@@ -147,22 +142,22 @@ impl<P: Platform> Agent<P> {
         payload: Value,
         history: &[Message],
     ) -> Go {
-        let Some(pauser) = turn.pause.as_ref().filter(|p| p.breaks_at(at)) else { return Go::On };
+        let Some(pauser) = turn.pause.as_ref().filter(|p| p.breaks_at(at)) else { return Resume::Continue };
         let paused = TraceKind::Paused { at, iteration, title: title.clone(), payload: payload.clone() };
         self.tracer.emit(Peer::Client, paused);
         let targets = if at == Breakpoint::Route { self.targets(turn) } else { Vec::new() };
         let mut stop = Stop { at, iteration, title, payload, history: history.to_vec(), problem: None, targets };
-        let mut outcome = (ResumeHow::Continued, Go::On, None);
+        let mut outcome = (ResumeHow::Continued, Resume::Continue, None);
         for _ in 0..MAX_ASKS {
             outcome = match pauser.pause(stop.clone()).await {
-                Resume::Continue => (ResumeHow::Continued, Go::On, None),
-                Resume::Skip if at.skippable() => (ResumeHow::Skipped, Go::Skip, None),
-                Resume::Skip => (ResumeHow::Continued, Go::On, None),
-                Resume::Stop => (ResumeHow::Stopped, Go::Stop, None),
+                Resume::Continue => (ResumeHow::Continued, Resume::Continue, None),
+                Resume::Skip if at.skippable() => (ResumeHow::Skipped, Resume::Skip, None),
+                Resume::Skip => (ResumeHow::Continued, Resume::Continue, None),
+                Resume::Stop => (ResumeHow::Stopped, Resume::Stop, None),
                 // A rule the edit breaks was shown; sending it anyway is the user's lesson.
-                Resume::Edited(v) if v == stop.payload => (ResumeHow::Continued, Go::On, None),
+                Resume::Edited(v) if v == stop.payload => (ResumeHow::Continued, Resume::Continue, None),
                 Resume::Edited(v) => match read_edit(&stop, &v) {
-                    Ok((edit, _)) => (ResumeHow::Edited, Go::Edited(edit), Some(v)),
+                    Ok((edit, _)) => (ResumeHow::Edited, Resume::Edited(edit), Some(v)),
                     Err(problem) => {
                         stop.problem = Some(problem);
                         continue;

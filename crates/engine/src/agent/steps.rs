@@ -11,7 +11,7 @@ use super::catalog::Catalog;
 use super::edit::Edit;
 use super::events::{AgentEvent, TurnEnd};
 use super::history;
-use super::pause::{Breakpoint, Go};
+use super::pause::{Breakpoint, Resume};
 use super::run::{Agent, Emit, Turn, forward};
 use crate::claude::{Assembled, ClaudeError, StreamNews, caching};
 use crate::layer::Failure;
@@ -121,10 +121,10 @@ impl<P: Platform> Agent<P> {
             request.tools.len()
         );
         match self.stop_at(turn, Breakpoint::Request, s.iteration, title, payload, &s.history).await {
-            Go::Edited(Edit::Request(edited)) => Ok(*edited),
-            Go::Stop => Err(TurnEnd::Aborted),
+            Resume::Edited(Edit::Request(edited)) => Ok(*edited),
+            Resume::Stop => Err(TurnEnd::Aborted),
             // Only a request can be edited here, and a request cannot be skipped.
-            Go::On | Go::Skip | Go::Edited(_) => Ok(request),
+            Resume::Continue | Resume::Skip | Resume::Edited(_) => Ok(request),
         }
     }
 
@@ -170,14 +170,14 @@ impl<P: Platform> Agent<P> {
             let block = json!({ "type": "tool_use", "id": t.id, "name": t.name, "input": t.input });
             let title = format!("tool_use {}", t.name);
             match self.stop_at(turn, Breakpoint::ToolUse, s.iteration, title, block, &s.history).await {
-                Go::Edited(Edit::ToolUse { name, input }) => {
+                Resume::Edited(Edit::ToolUse { name, input }) => {
                     t.name = name;
                     t.input = input;
                     answer.replace_tool_use(t);
                 }
-                Go::Skip => skipped.push(t.id.clone()),
-                Go::Stop => return Err(TurnEnd::Aborted),
-                Go::On | Go::Edited(_) => {}
+                Resume::Skip => skipped.push(t.id.clone()),
+                Resume::Stop => return Err(TurnEnd::Aborted),
+                Resume::Continue | Resume::Edited(_) => {}
             }
         }
         Ok((tool_uses, skipped))
@@ -208,16 +208,16 @@ impl<P: Platform> Agent<P> {
                     json!({ "tool_use": { "id": call.id, "name": call.name, "input": call.input }, "route": target });
                 let title = format!("route {}: {}", call.name, target.arrow());
                 match self.stop_at(turn, Breakpoint::Route, s.iteration, title, payload, &s.history).await {
-                    Go::Skip => target = not_run("Skipped at a breakpoint"),
-                    Go::Stop => {
+                    Resume::Skip => target = not_run("Skipped at a breakpoint"),
+                    Resume::Stop => {
                         stop_after = true;
                         target = not_run("Stopped at a breakpoint");
                     }
-                    Go::Edited(Edit::Route { input, to }) => {
+                    Resume::Edited(Edit::Route { input, to }) => {
                         call.input = input;
                         target = to;
                     }
-                    Go::On | Go::Edited(_) => {}
+                    Resume::Continue | Resume::Edited(_) => {}
                 }
             }
             calls.push((call, target));
@@ -240,7 +240,7 @@ impl<P: Platform> Agent<P> {
             let Some(f) = failure else { continue };
             let payload = json!({ "failure": f, "tool_result": result.to_block().0 });
             let title = format!("a call failed at the {} layer", f.layer);
-            if self.stop_at(turn, Breakpoint::Error, s.iteration, title, payload, &s.history).await == Go::Stop {
+            if self.stop_at(turn, Breakpoint::Error, s.iteration, title, payload, &s.history).await == Resume::Stop {
                 *stop_after = true;
             }
         }
@@ -274,7 +274,7 @@ impl<P: Platform> Agent<P> {
         let payload = serde_json::to_value(&message).unwrap_or_default();
         let title = format!("the tool_results of {} calls", results.len());
         match self.stop_at(turn, Breakpoint::Results, s.iteration, title, payload, &s.history).await {
-            Go::Edited(Edit::Results(edited)) => {
+            Resume::Edited(Edit::Results(edited)) => {
                 let mut all = s.history.clone();
                 all.push(edited.clone());
                 if history::check(&all).is_ok() {
@@ -283,8 +283,8 @@ impl<P: Platform> Agent<P> {
                     s.broken_results = Some(edited);
                 }
             }
-            Go::Stop => *stop_after = true,
-            Go::On | Go::Skip | Go::Edited(_) => {}
+            Resume::Stop => *stop_after = true,
+            Resume::Continue | Resume::Skip | Resume::Edited(_) => {}
         }
         s.history.push(message.clone());
         emit(AgentEvent::ToolResults { message });
