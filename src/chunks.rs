@@ -15,6 +15,12 @@ use wasm_split_helpers::SplitLoaderError;
 #[cfg(loopscope_split)]
 use wasm_split_helpers::wasm_split;
 
+use std::rc::Rc;
+
+use engine::auth::{AfterRefusal, Auth, AuthError, FlowRunner, InPlace};
+use futures::future::LocalBoxFuture;
+
+use crate::PagePlatform;
 use crate::state::ServerEntry;
 
 /// A chunk of the page that did not arrive.
@@ -86,14 +92,17 @@ fn navigator_offline() -> bool {
 /// with no chunk loader), the same body as a plain async function.
 macro_rules! split_point {
     ($(#[doc = $doc:literal])* $chunk:ident $(, preload $preload:ident)?: fn $name:ident($($arg:ident: $ty:ty),*) $body:block) => {
+        split_point! { $(#[doc = $doc])* $chunk $(, preload $preload)?: fn $name($($arg: $ty),*) -> Loaded $body }
+    };
+    ($(#[doc = $doc:literal])* $chunk:ident $(, preload $preload:ident)?: fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty $body:block) => {
         $(#[doc = $doc])*
         #[cfg(loopscope_split)]
         #[wasm_split($chunk, fallible $(, preload($preload))?)]
-        pub fn $name($($arg: $ty),*) -> Loaded $body
+        pub fn $name($($arg: $ty),*) -> $ret $body
 
         $(#[doc = $doc])*
         #[cfg(not(loopscope_split))]
-        pub async fn $name($($arg: $ty),*) -> Loaded $body
+        pub async fn $name($($arg: $ty),*) -> $ret $body
 
         $(
             #[cfg(not(loopscope_split))]
@@ -166,6 +175,65 @@ split_point! {
     /// A server card's sign-in section (MCP authorization).
     signin, preload preload_signin: fn sign_in(entry: ServerEntry) {
         Ok(ViewFn::from(move || view! { <crate::servers::AuthSection entry=entry.clone()/> }.into_any()))
+    }
+}
+
+/// A step of the authorization flow that talks to authorization servers, as a future run from
+/// the signin chunk (engine::auth::FlowRunner; `SignInFromChunk` below).
+type AuthStep<T> = Result<LocalBoxFuture<'static, Result<T, AuthError>>, ChunkMissing>;
+
+split_point! {
+    /// What to do after a server's 401 or 403.
+    signin: fn auth_answer(auth: Rc<Auth<PagePlatform>>, status: u16, www: Option<String>, seen: u64) -> AuthStep<AfterRefusal> {
+        Ok(InPlace.answer(auth, status, www, seen))
+    }
+}
+
+split_point! {
+    /// Refreshing a token about to expire.
+    signin: fn auth_refresh(auth: Rc<Auth<PagePlatform>>) -> AuthStep<()> {
+        let refresh = InPlace.refresh(auth);
+        Ok(Box::pin(async move {
+            refresh.await;
+            Ok(())
+        }))
+    }
+}
+
+split_point! {
+    /// Signing in from the card's button.
+    signin: fn auth_sign_in(auth: Rc<Auth<PagePlatform>>) -> AuthStep<()> {
+        Ok(InPlace.sign_in(auth))
+    }
+}
+
+/// The page's authorization flow runner: the steps come from the signin chunk, so a visit that
+/// never signs in never downloads them. A chunk that does not arrive is the flow's own error
+/// (`AuthError::CodeMissing`), shown on the card like any other.
+pub struct SignInFromChunk;
+
+impl FlowRunner<PagePlatform> for SignInFromChunk {
+    fn answer(
+        &self,
+        auth: Rc<Auth<PagePlatform>>,
+        status: u16,
+        www: Option<String>,
+        seen: u64,
+    ) -> LocalBoxFuture<'static, Result<AfterRefusal, AuthError>> {
+        Box::pin(async move { auth_answer(auth, status, www, seen).await.map_err(|_| AuthError::CodeMissing)?.await })
+    }
+
+    fn refresh(&self, auth: Rc<Auth<PagePlatform>>) -> LocalBoxFuture<'static, ()> {
+        // Without the code a due refresh is skipped: the request goes out, and a 401 says why.
+        Box::pin(async move {
+            if let Ok(refresh) = auth_refresh(auth).await {
+                let _ = refresh.await;
+            }
+        })
+    }
+
+    fn sign_in(&self, auth: Rc<Auth<PagePlatform>>) -> LocalBoxFuture<'static, Result<(), AuthError>> {
+        Box::pin(async move { auth_sign_in(auth).await.map_err(|_| AuthError::CodeMissing)?.await })
     }
 }
 

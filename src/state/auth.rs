@@ -59,14 +59,21 @@ impl Services {
         let agent = Rc::new(PopupAgent { entry: entry.clone() });
         let svc = *self;
         let status_entry = entry.clone();
-        let auth = Auth::new(platform, tracer, entry.id.clone(), entry.url.clone(), settings, agent).on_status(
-            move |status: &AuthStatus| {
-                status_entry.update(|d| d.auth = status.clone());
-                if status_entry.data.with_untracked(|d| d.remember_auth) {
-                    svc.servers.save();
-                }
-            },
-        );
+        let auth = Auth::new(
+            platform,
+            tracer,
+            entry.id.clone(),
+            entry.url.clone(),
+            settings,
+            agent,
+            Rc::new(crate::chunks::SignInFromChunk),
+        )
+        .on_status(move |status: &AuthStatus| {
+            status_entry.update(|d| d.auth = status.clone());
+            if status_entry.data.with_untracked(|d| d.remember_auth) {
+                svc.servers.save();
+            }
+        });
         let auth = Rc::new(auth);
         self.servers.auths.update_value(|a| a.push((entry.id.clone(), auth.clone())));
         auth

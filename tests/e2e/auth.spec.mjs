@@ -62,13 +62,17 @@ function watchBearer(page) {
 
 /** Every token the authorization server hands the page (access and refresh), read off the wire. */
 function watchTokens(page) {
+  // Read on the way through (a response event's body can be gone by the time it is asked for,
+  // once the page has fetched much else: its chunks).
   const tokens = [];
-  page.on("response", async (r) => {
-    if (r.request().method() !== "POST" || !/\/token$/.test(new URL(r.url()).pathname)) return;
+  page.route(/\/token$/, async (route) => {
+    if (route.request().method() !== "POST") return route.fallback();
+    const response = await route.fetch();
     try {
-      const body = await r.json();
+      const body = await response.json();
       for (const k of ["access_token", "refresh_token", "id_token"]) if (body[k]) tokens.push(body[k]);
     } catch {}
+    await route.fulfill({ response });
   });
   return tokens;
 }
@@ -290,4 +294,31 @@ test("the sign-in is kept on this device only when asked, and sign out forgets i
   await expect(back.getByText("Not signed in.")).toBeVisible();
   expect(await storage(page)).not.toContain(token);
   console.expectNone();
+});
+
+test.describe("the sign-in code loaded on first use", () => {
+  // Without the service worker, so the page's own requests can be held back.
+  test.use({ serviceWorkers: "block" });
+
+  test("does not arrive: the card says so at the layer it failed, and signing in works once it can load", async ({ page }) => {
+    watchConsole(page, [UNAUTHORIZED, NOT_FOUND, "Failed to load resource", "TypeError: Failed to fetch", "net::ERR_FAILED"]);
+    await page.route(/\/split_signin\.wasm$/, (route) => route.abort("failed"));
+    await openApp(page);
+    await page.getByLabel("MCP server URL").fill(URLS.oauth);
+    await page.getByText("Label and headers").click();
+    await page.getByLabel("Label (tool name prefix)").fill("notes");
+    await page.getByRole("button", { name: "Connect", exact: true }).click();
+    const card = page.getByRole("article", { name: "notes" });
+    await expect(card.getByText(/the page's sign-in code did not arrive/)).toBeVisible({ timeout: 20_000 });
+    await expect(card.getByText(/connect \(or reload the page\), then try again/)).toBeVisible();
+    await expect(card.getByText("Fix what the message says, then press Reconnect.")).toBeVisible();
+    await card.scrollIntoViewIfNeeded();
+    await snap(page, "auth-code-missing");
+
+    // The file is back: Reconnect asks again, and the sign-in runs.
+    await page.unroute(/\/split_signin\.wasm$/);
+    await card.getByRole("button", { name: "Reconnect" }).click();
+    await signIn(await openSignIn(page, card));
+    await expect(card.getByText("connected", { exact: true })).toBeVisible({ timeout: 20_000 });
+  });
 });

@@ -140,6 +140,7 @@ mod driver {
             url,
             client_settings(),
             Rc::new(ReadRedirect(browser)),
+            Rc::new(engine::auth::InPlace),
         );
         let auth = Rc::new(auth.on_status(|s| eprintln!("authorization: {s:?}")));
         let client = McpClient::new(platform, config, tracer, handlers).with_auth(auth);

@@ -7,7 +7,7 @@
 
 mod support;
 
-use engine::auth::{Auth, AuthError, AuthStatus, ClientSettings, SignInPage, UserAgent};
+use engine::auth::{Auth, AuthError, AuthStatus, ClientSettings, InPlace, SignInPage, UserAgent};
 use engine::encoding::form_encode;
 use engine::mcp::{Handlers, McpClient, McpError, RequestOptions, ServerConfig};
 use engine::trace::{AuthStep, TraceEvent, TraceKind};
@@ -103,7 +103,15 @@ type Setup = (McpClient<Native>, Rc<Auth<Native>>, Rc<RefCell<Vec<TraceEvent>>>)
 fn setup(url: &str, tamper: fn(String) -> String) -> Setup {
     let platform = Native::new();
     let (tracer, trace) = recording_tracer(&platform);
-    let auth = Rc::new(Auth::new(platform.clone(), tracer.clone(), "s", url, settings(), Rc::new(Person { tamper })));
+    let auth = Rc::new(Auth::new(
+        platform.clone(),
+        tracer.clone(),
+        "s",
+        url,
+        settings(),
+        Rc::new(Person { tamper }),
+        Rc::new(InPlace),
+    ));
     let client =
         McpClient::new(platform, ServerConfig::new("s", url), tracer, Handlers::default()).with_auth(auth.clone());
     (client, auth, trace)

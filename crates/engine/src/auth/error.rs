@@ -91,12 +91,18 @@ pub enum AuthError {
     /// An answer passed a limit (`engine::limits`).
     #[error("{step} ({url}): {limit}")]
     Limit { step: Step, url: String, limit: LimitExceeded },
+
+    /// The page could not load the code that signs in (it loads it only when a server first asks
+    /// for authorization): offline on a first visit, or the site was updated since it opened.
+    #[error("the page's sign-in code did not arrive")]
+    CodeMissing,
 }
 
 impl AuthError {
     pub fn layer(&self) -> Layer {
         match self {
             AuthError::StepTimeout { .. } => Layer::Timeout,
+            AuthError::CodeMissing => Layer::Network,
             AuthError::Limit { limit, .. } => limit.limit.layer(),
             _ => Layer::Auth,
         }
@@ -170,6 +176,11 @@ impl AuthError {
                 "You (or the authorization server) declined: sign in again to grant access.".into()
             }
             AuthError::UserAgent(_) => "Press Sign in on the server's card to try again.".into(),
+            AuthError::CodeMissing => {
+                "This device is offline, or the site was updated since this page opened: connect (or reload the \
+                 page), then try again."
+                    .into()
+            }
             AuthError::TokenRejected { .. } => {
                 "The token was issued for another audience (the resource parameter), or \
                 the server does not trust this authorization server: the server's configuration."

@@ -5,7 +5,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use super::discovery::Found;
-use super::{AuthError, AuthMemory, AuthStatus, Challenge, ClientKind, ClientSettings, Tokens, UserAgent};
+use super::{AuthError, AuthMemory, AuthStatus, Challenge, ClientKind, ClientSettings, FlowRunner, Tokens, UserAgent};
 use crate::platform::Platform;
 use crate::trace::{AuthStep, Peer, TraceKind, Tracer};
 use protocol::oauth::grant;
@@ -60,6 +60,8 @@ pub struct Auth<P: Platform> {
     generation: Cell<u64>,
     lock: futures::lock::Mutex<()>,
     on_status: Option<StatusFn>,
+    /// Who runs the steps that talk to authorization servers (`runner.rs`).
+    runner: Rc<dyn FlowRunner<P>>,
 }
 
 impl<P: Platform> Auth<P> {
@@ -70,6 +72,7 @@ impl<P: Platform> Auth<P> {
         server_url: impl Into<String>,
         settings: ClientSettings,
         agent: Rc<dyn UserAgent>,
+        runner: Rc<dyn FlowRunner<P>>,
     ) -> Self {
         Self {
             platform,
@@ -82,6 +85,7 @@ impl<P: Platform> Auth<P> {
             generation: Cell::new(0),
             lock: futures::lock::Mutex::new(()),
             on_status: None,
+            runner,
         }
     }
 
@@ -193,12 +197,16 @@ impl<P: Platform> Auth<P> {
 
     /// Refreshes a token about to expire, before a request uses it. A failed refresh is only
     /// noted: the request goes out, and a 401 starts a new sign-in.
-    pub async fn refresh_if_due(&self) {
+    pub async fn refresh_if_due(self: &Rc<Self>) {
         let now = self.platform.now_ms();
         let due = self.state.borrow().memory.tokens.as_ref().is_some_and(|t| t.due(now));
-        if !due {
-            return;
+        if due {
+            self.runner.refresh(self.clone()).await;
         }
+    }
+
+    /// The refresh itself (a [`FlowRunner`] calls it; everyone else, [`Auth::refresh_if_due`]).
+    pub async fn refresh_now(&self) {
         let _guard = self.lock.lock().await;
         if let Err(e) = self.refresh().await {
             self.note(format!("The token is about to expire and could not be refreshed: {e}"));
@@ -228,6 +236,17 @@ impl<P: Platform> Auth<P> {
     /// another request may already have fixed it; else refresh, sign in, or step up (the union
     /// of the scopes asked for so far and those the server names).
     pub async fn answer(
+        self: &Rc<Self>,
+        status: u16,
+        www_authenticate: Option<&str>,
+        seen_generation: u64,
+    ) -> Result<AfterRefusal, AuthError> {
+        let www_authenticate = www_authenticate.map(str::to_owned);
+        self.runner.answer(self.clone(), status, www_authenticate, seen_generation).await
+    }
+
+    /// What [`Auth::answer`] does (a [`FlowRunner`] calls it; everyone else, `answer`).
+    pub async fn answer_now(
         &self,
         status: u16,
         www_authenticate: Option<&str>,
@@ -260,7 +279,12 @@ impl<P: Platform> Auth<P> {
     }
 
     /// Signs in without being asked (the card's Sign in button): as after a bare 401.
-    pub async fn sign_in(&self) -> Result<(), AuthError> {
+    pub async fn sign_in(self: &Rc<Self>) -> Result<(), AuthError> {
+        self.runner.sign_in(self.clone()).await
+    }
+
+    /// What [`Auth::sign_in`] does (a [`FlowRunner`] calls it; everyone else, `sign_in`).
+    pub async fn sign_in_now(&self) -> Result<(), AuthError> {
         let _guard = self.lock.lock().await;
         self.authorize(&Challenge::default()).await
     }

@@ -18,6 +18,7 @@ mod http;
 mod pkce;
 mod policy;
 mod register;
+mod runner;
 mod steps;
 mod token;
 pub mod url;
@@ -27,6 +28,7 @@ pub use error::AuthError;
 pub use flow::{AfterRefusal, Auth};
 pub use http::Step;
 pub use policy::SignInPage;
+pub use runner::{FlowRunner, InPlace};
 pub use steps::expiry_words;
 
 use futures::future::LocalBoxFuture;
