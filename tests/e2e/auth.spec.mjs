@@ -17,14 +17,19 @@ test.beforeEach(async ({ context }) => {
   await context.route((url) => !/^(https?:\/\/127\.0\.0\.1[:/]|data:|blob:|about:)/.test(url.href), (route) => route.abort());
 });
 
-/** Adds a server that will ask for a sign-in; returns its card and the sign-in window. */
-async function addProtected(page, url, label, issuer = URLS.oauthIssuer) {
+/** Connects to a server with a label, without waiting for the outcome; returns its card. */
+async function connect(page, url, label) {
   await page.getByLabel("MCP server URL").fill(url);
   await page.getByText("Label and headers").click();
   await page.getByLabel("Label (tool name prefix)").fill(label);
   await page.getByRole("button", { name: "Connect", exact: true }).click();
   await page.getByText("Label and headers").click();
-  const card = page.getByRole("article", { name: label });
+  return page.getByRole("article", { name: label });
+}
+
+/** Adds a server that will ask for a sign-in; returns its card and the sign-in window. */
+async function addProtected(page, url, label, issuer = URLS.oauthIssuer) {
+  const card = await connect(page, url, label);
   return { card, popup: await openSignIn(page, card, new URL(issuer).host) };
 }
 
@@ -245,11 +250,7 @@ test("an authorization server that will not let a page register: the card says s
   // oidc-provider as shipped: no CORS on its registration endpoint.
   const console = watchConsole(page, [UNAUTHORIZED, NOT_FOUND, "blocked by CORS policy", "net::ERR_FAILED"]);
   await openApp(page);
-  await page.getByLabel("MCP server URL").fill(URLS.oauthNoCors);
-  await page.getByText("Label and headers").click();
-  await page.getByLabel("Label (tool name prefix)").fill("locked");
-  await page.getByRole("button", { name: "Connect", exact: true }).click();
-  const card = page.getByRole("article", { name: "locked" });
+  const card = await connect(page, URLS.oauthNoCors, "locked");
   await expect(card.getByText("failed", { exact: true })).toBeVisible({ timeout: 20_000 });
   const failure = card.locator(".failure").first();
   await expect(failure).toContainText(`client registration (${URLS.oauthNoCorsIssuer}/reg): no HTTP answer`);
@@ -304,11 +305,7 @@ test.describe("the sign-in code loaded on first use", () => {
     watchConsole(page, [UNAUTHORIZED, NOT_FOUND, "Failed to load resource", "TypeError: Failed to fetch", "net::ERR_FAILED"]);
     await page.route(/\/split_signin\.wasm$/, (route) => route.abort("failed"));
     await openApp(page);
-    await page.getByLabel("MCP server URL").fill(URLS.oauth);
-    await page.getByText("Label and headers").click();
-    await page.getByLabel("Label (tool name prefix)").fill("notes");
-    await page.getByRole("button", { name: "Connect", exact: true }).click();
-    const card = page.getByRole("article", { name: "notes" });
+    const card = await connect(page, URLS.oauth, "notes");
     await expect(card.getByText(/the page's sign-in code did not arrive/)).toBeVisible({ timeout: 20_000 });
     await expect(card.getByText(/connect \(or reload the page\), then try again/)).toBeVisible();
     await expect(card.getByText("Fix what the message says, then press Reconnect.")).toBeVisible();
