@@ -1,4 +1,4 @@
-//! Whether the page is built split into chunks (src/chunks.rs): `LOOPSCOPE_SPLIT=1`, which
+//! Whether the page is built split into chunks (src/chunks/): `LOOPSCOPE_SPLIT=1`, which
 //! scripts/build-wasm.mjs sets for every build Trunk makes, turns on `--cfg loopscope_split` and
 //! keeps the binary's relocations, which `xtask split` reads to move the code behind each split
 //! point into its chunk. Without it (the browser tests, clippy) the page is one wasm.

@@ -4,7 +4,7 @@
 // exports the chunks link against (--keep-lld-exports). So, on every build, debug or release:
 //   1. cargo builds the `loopscope` binary for wasm32 with its split points on (LOOPSCOPE_SPLIT,
 //      build.rs), keeping its relocations;
-//   2. `xtask split` splits it at the `#[wasm_split]` functions (src/chunks.rs);
+//   2. `xtask split` splits it at the `#[wasm_split]` functions (src/chunks/);
 //   3. wasm-bindgen writes the JS glue for the first chunk;
 //   4. (release) wasm-opt -Oz shrinks every wasm file, each on its own;
 //   5. the files go to `wasm-<hash of their contents>/` in the staging dir: a new build never

@@ -1,7 +1,7 @@
 // What the page weighs, checked against the budgets this repository keeps (docs/size.md):
 //   first load  everything fetched before the page is interactive: the page, its styles, the
 //               start script, the first chunk of wasm and its JS glue;
-//   each chunk  what a feature fetches on first use (scripts/build-wasm.mjs, src/chunks.rs).
+//   each chunk  what a feature fetches on first use (scripts/build-wasm.mjs, src/chunks/).
 // Raw, gzip and brotli bytes of each file; the run fails above a budget. Budgets are a ratchet:
 // lowered whenever the page shrinks, raised only for a feature whose cost docs/size.md records.
 // Usage: node scripts/size-report.mjs dist
@@ -11,7 +11,7 @@ import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 
 const BUDGET = {
   first: { gzip: 540_000, brotli: 430_000 },
-  // Per chunk, gzip, by split point (src/chunks.rs).
+  // Per chunk, gzip, by split point (src/chunks/).
   chunks: { workshop: 86_000, explore: 36_500, detail: 23_500, dialogs: 12_500, signin: 38_500 },
 };
 // Issue 21's target for the first load.

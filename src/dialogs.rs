@@ -170,7 +170,7 @@ fn Elicitation(id: u64, server: String, message: String, schema: Value) -> impl 
     }
 }
 
-/// The dialog's own part, built in the dialogs chunk (src/chunks.rs).
+/// The dialog's own part, built in the dialogs chunk (src/chunks/).
 pub fn body(id: u64, kind: DialogKind) -> AnyView {
     match kind {
         DialogKind::Approval { tool, target, input, why } => view! { <Approval id tool target input why/> }.into_any(),

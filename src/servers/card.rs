@@ -235,7 +235,7 @@ pub fn ServerCard(entry: ServerEntry) -> impl IntoView {
     }
 }
 
-/// A tab of the card, built in the explore chunk (src/chunks.rs).
+/// A tab of the card, built in the explore chunk (src/chunks/).
 pub fn tab_view(entry: ServerEntry, tab: Tab) -> AnyView {
     match tab {
         Tab::Tools => view! { <ToolsTab entry/> }.into_any(),

@@ -24,7 +24,7 @@ use wasm_bindgen_futures::JsFuture;
 use engine::faults::Target;
 
 /// The Workshop panel: its heading on the first screen, its contents a chunk loaded when it is
-/// first opened (src/chunks.rs).
+/// first opened (src/chunks/).
 #[component]
 pub fn WorkshopPanel() -> impl IntoView {
     let opened = RwSignal::new(false);

@@ -1,4 +1,4 @@
-// The parts of the page loaded on first use (src/chunks.rs): each from an offline reload once
+// The parts of the page loaded on first use (src/chunks/): each from an offline reload once
 // the page has been visited, and a chunk that does not arrive said where the feature would be,
 // with a Retry that works.
 import { test, expect } from "@playwright/test";

@@ -1,7 +1,7 @@
 //! Who runs the authorization flow's steps (discovery, registration, sign-in, token requests).
 //! `InPlace` runs them where they are called: the native driver and the tests. The page runs
 //! them from code it loads only when a server first asks for authorization (its `signin` chunk,
-//! src/chunks.rs), so that a visit which never signs in never downloads them; for that, nothing
+//! src/chunks/), so that a visit which never signs in never downloads them; for that, nothing
 //! on the first screen may call the steps directly, only through this seam.
 
 use std::rc::Rc;

@@ -1,0 +1,116 @@
+//! The parts of the page that the first screen does not need: each is a chunk of wasm fetched
+//! on first use, and prefetched once the page is idle after start (docs/size.md). Their code is
+//! reached only through the split functions below (and `sign_in.rs`'s); `xtask split` moves
+//! every function reachable only from one of them into that chunk's file (ARCHITECTURE.md,
+//! "Chunks"). [`OnDemand`] shows a chunk's view where its feature appears.
+
+#[macro_use]
+mod split_point;
+mod on_demand;
+mod sign_in;
+
+pub use on_demand::{ChunkMissing, Loaded, OnDemand, OnDemandWhen};
+pub use sign_in::SignInFromChunk;
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+#[cfg(not(loopscope_split))]
+use wasm_split_helpers::SplitLoaderError;
+#[cfg(loopscope_split)]
+use wasm_split_helpers::wasm_split;
+
+use crate::state::ServerEntry;
+
+// The split points. Functions with the same chunk name share one chunk.
+
+split_point! {
+    /// The Workshop panel's contents: lessons, breakpoints, sessions and Claude's side of the faults.
+    workshop, preload preload_workshop: fn workshop() {
+        Ok(ViewFn::from(|| crate::workshop::WorkshopBody().into_any()))
+    }
+}
+
+split_point! {
+    /// A server card's Faults tab.
+    workshop: fn server_faults(entry: ServerEntry) {
+        Ok(ViewFn::from(move || view! { <crate::workshop::ServerFaults entry=entry.clone()/> }.into_any()))
+    }
+}
+
+split_point! {
+    /// The banner of a stop at a breakpoint, with the payload to edit.
+    workshop: fn paused() {
+        Ok(ViewFn::from(|| crate::workshop::PausedBody().into_any()))
+    }
+}
+
+split_point! {
+    /// The banner of a lesson.
+    workshop: fn lesson() {
+        Ok(ViewFn::from(|| crate::workshop::LessonBody().into_any()))
+    }
+}
+
+split_point! {
+    /// The banner of a recorded session being viewed, with its replay.
+    workshop: fn viewing() {
+        Ok(ViewFn::from(|| crate::workshop::ViewingBody().into_any()))
+    }
+}
+
+split_point! {
+    /// A server card's tabs: its tools (with calls by hand), resources, prompts and log.
+    explore, preload preload_explore: fn server_tab(entry: ServerEntry, tab: crate::servers::Tab) {
+        Ok(ViewFn::from(move || crate::servers::tab_view(entry.clone(), tab)))
+    }
+}
+
+split_point! {
+    /// The front dialog's body: an approval, a sampling request or an elicitation form.
+    dialogs, preload preload_dialogs: fn dialog(id: u64, kind: crate::state::DialogKind) {
+        Ok(ViewFn::from(move || crate::dialogs::body(id, kind.clone())))
+    }
+}
+
+split_point! {
+    /// The timeline's detail pane: a row's story, its request views and raw events.
+    detail, preload preload_detail: fn detail() {
+        Ok(ViewFn::from(|| crate::timeline::DetailPane().into_any()))
+    }
+}
+
+split_point! {
+    /// A server card's sign-in section (MCP authorization).
+    signin, preload preload_signin: fn sign_in(entry: ServerEntry) {
+        Ok(ViewFn::from(move || view! { <crate::servers::AuthSection entry=entry.clone()/> }.into_any()))
+    }
+}
+
+/// Fetches every chunk while the page is idle after start, so a first click rarely waits. A
+/// chunk that fails here is tried again when it is used.
+pub fn prefetch_when_idle() {
+    let prefetch = || {
+        leptos::task::spawn_local(async {
+            // One after another: the first screen's own requests (a server's tools, a turn)
+            // keep most of the connection.
+            let _ = preload_explore().await;
+            let _ = preload_detail().await;
+            let _ = preload_dialogs().await;
+            let _ = preload_workshop().await;
+            let _ = preload_signin().await;
+        })
+    };
+    let cb = wasm_bindgen::closure::Closure::once_into_js(prefetch);
+    let w = window();
+    let idle = js_sys::Reflect::get(&w, &"requestIdleCallback".into()).ok().filter(|f| f.is_function());
+    match idle {
+        Some(f) => {
+            let options = js_sys::Object::new();
+            let _ = js_sys::Reflect::set(&options, &"timeout".into(), &3000.into());
+            let _ = js_sys::Function::from(f).call2(&w, &cb, &options);
+        }
+        None => {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(cb.unchecked_ref(), 1000);
+        }
+    }
+}

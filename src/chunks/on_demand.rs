@@ -1,0 +1,71 @@
+//! Where a chunk's view appears: a short "Loading" line while it arrives, and, when it cannot
+//! (offline on a first visit, a deploy that replaced the files), a sentence that says so with
+//! Retry. Nothing else on the page depends on a chunk.
+
+use std::future::Future;
+
+use leptos::prelude::*;
+use wasm_split_helpers::SplitLoaderError;
+
+/// A chunk of the page that did not arrive.
+#[derive(Clone, Copy, Debug)]
+pub struct ChunkMissing;
+
+impl From<SplitLoaderError> for ChunkMissing {
+    fn from(_: SplitLoaderError) -> Self {
+        ChunkMissing
+    }
+}
+
+/// What a split function hands back: the feature's view, built by code in its chunk.
+pub type Loaded = Result<ViewFn, ChunkMissing>;
+
+/// Shows the view a chunk builds, loading it on first use; `what` names the feature in the
+/// loading line and in the sentence that says it did not arrive.
+#[component]
+pub fn OnDemand<F, Fut>(what: &'static str, load: F) -> impl IntoView
+where
+    F: Fn() -> Fut + 'static,
+    Fut: Future<Output = Loaded> + 'static,
+{
+    let chunk = LocalResource::new(load);
+    move || match chunk.get() {
+        None => view! { <p class="muted chunk-loading" role="status">{format!("Loading the {what}…")}</p> }.into_any(),
+        Some(Ok(view)) => view.run(),
+        Some(Err(ChunkMissing)) => view! {
+            <div class="chunk-missing" role="alert">
+                <p class="form-error">{format!("The {what} did not arrive: {}", missing_why())}</p>
+                <button type="button" on:click=move |_| chunk.refetch()>"Retry"</button>
+            </div>
+        }
+        .into_any(),
+    }
+}
+
+/// [`OnDemand`] while `when` holds (a banner that shows only at times): nothing is fetched
+/// before it first does.
+#[component]
+pub fn OnDemandWhen<F, Fut>(#[prop(into)] when: Signal<bool>, what: &'static str, load: F) -> impl IntoView
+where
+    F: Fn() -> Fut + Clone + Send + Sync + 'static,
+    Fut: Future<Output = Loaded> + 'static,
+{
+    view! {
+        <Show when=move || when.get()>
+            <OnDemand what load=load.clone()/>
+        </Show>
+    }
+}
+
+/// Why a chunk did not arrive, as far as the page can tell.
+fn missing_why() -> &'static str {
+    if navigator_offline() {
+        "this device is offline, and this part of the page was not downloaded before. Connect, then Retry."
+    } else {
+        "the site may have been updated since this page opened (then reload the page), or the connection dropped (then Retry)."
+    }
+}
+
+fn navigator_offline() -> bool {
+    !window().navigator().on_line()
+}
