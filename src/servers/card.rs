@@ -242,6 +242,7 @@ pub fn tab_view(entry: ServerEntry, tab: Tab) -> AnyView {
         Tab::Resources => view! { <ResourcesTab entry/> }.into_any(),
         Tab::Prompts => view! { <PromptsTab entry/> }.into_any(),
         Tab::Log => view! { <LogTab entry/> }.into_any(),
+        // The Faults tab is the workshop chunk's (`ServerCard` mounts it from there).
         Tab::Faults => ().into_any(),
     }
 }

@@ -58,6 +58,19 @@ test("every chunk is in the offline copy after one visit, and each feature works
   console.expectNone();
 });
 
+test.describe("prefetched when the page is idle", () => {
+  // Without the service worker, whose install would fetch every file anyway.
+  test.use({ serviceWorkers: "block" });
+
+  test("every chunk arrives with no click, after the page has started", async ({ page }) => {
+    const fetched = new Set();
+    page.on("requestfinished", (r) => fetched.add(new URL(r.url()).pathname.split("/").pop()));
+    await openApp(page);
+    const files = (await chunkFiles(page)).map((f) => f.split("/").pop());
+    await expect.poll(() => files.filter((f) => !fetched.has(f)), { message: "chunks not prefetched" }).toEqual([]);
+  });
+});
+
 test.describe("a chunk that does not arrive", () => {
   // Without the service worker, so the page's own requests can be held back.
   test.use({ serviceWorkers: "block" });

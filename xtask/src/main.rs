@@ -38,17 +38,9 @@ fn split(input: &Path, output: &Path) -> Result<usize, String> {
     opts.main_module = "./loopscope.js";
     opts.link_name = "./__wasm_split.js";
     let split = wasm_split_cli_support::transform(opts).map_err(|e| format!("{e:#}"))?;
-    let mut prefetch: Vec<_> = split.prefetch_map.into_iter().collect();
-    prefetch.sort();
-    let json = prefetch
-        .iter()
-        .map(|(split, files)| {
-            let files: Vec<String> = files.iter().map(|f| format!("\"{f}\"")).collect();
-            format!("  \"{split}\": [{}]", files.join(", "))
-        })
-        .collect::<Vec<_>>()
-        .join(",\n");
-    std::fs::write(output.join("chunks.json"), format!("{{\n{json}\n}}\n"))
-        .map_err(|e| format!("cannot write chunks.json: {e}"))?;
+    // Sorted, so the same build writes the same file.
+    let prefetch: std::collections::BTreeMap<_, _> = split.prefetch_map.into_iter().collect();
+    let json = serde_json::to_string_pretty(&prefetch).map_err(|e| format!("cannot write chunks.json: {e}"))?;
+    std::fs::write(output.join("chunks.json"), json + "\n").map_err(|e| format!("cannot write chunks.json: {e}"))?;
     Ok(split.split_modules.len())
 }
