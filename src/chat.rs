@@ -3,9 +3,11 @@
 
 use leptos::prelude::*;
 
-use super::state::{Block, ChatItem, NoticeLevel, ToolCall, ToolState, use_services};
-use super::widgets::{Code, FailureBox, pretty};
+use super::state::{NoticeLevel, Shown, use_services};
+use super::widgets::{Code, FailureBox};
+use engine::chat::{Block, ToolCall, ToolState, ToolStatus};
 use engine::session::ToolOutcome;
+use engine::text::pretty;
 use engine::trace::RouteTarget;
 
 /// Chat items drawn by default.
@@ -18,31 +20,45 @@ const EXAMPLES: [&str; 4] = [
     "Read the file src/main.ts, and call the flaky service.",
 ];
 
+/// One tool call. Each part redraws only when its own value changes (an open "Input" stays
+/// open while progress arrives).
 #[component]
-fn ToolCallView(call: ToolCall) -> impl IntoView {
-    let ToolCall { name, input, target, progress, state, .. } = call;
-    let route = move || target.with(|t| t.as_ref().map(RouteTarget::arrow));
-    let status = move || match state.get() {
-        ToolState::Writing => ("writing", "Claude is writing the call…"),
-        ToolState::Running => ("running", "running…"),
-        ToolState::Ended(ToolOutcome::Done { is_error: false, .. }) => ("ok", "done"),
-        ToolState::Ended(ToolOutcome::Done { is_error: true, .. }) => ("error", "is_error"),
-        ToolState::Ended(_) => ("not-run", "not executed"),
+fn ToolCallView(block: RwSignal<Block>) -> impl IntoView {
+    let call = move || {
+        block.with(|b| match b {
+            Block::Tool { call, .. } => Some(ToolCall::clone(call)),
+            _ => None,
+        })
     };
+    let part = move |f: fn(&ToolCall) -> Option<String>| Memo::new(move |_| call().and_then(|c| f(&c)));
+    let name = block.with_untracked(|b| match b {
+        Block::Tool { call, .. } => call.name.clone(),
+        _ => String::new(),
+    });
+    let route = part(|c| c.target.as_ref().map(RouteTarget::arrow));
+    let progress = part(|c| c.progress.clone());
+    let status = Memo::new(move |_| call().map_or(ToolStatus::Writing, |c| c.state.status()));
+    let input = Memo::new(move |_| call().and_then(|c| c.input));
+    let ended = Memo::new(move |_| {
+        call().and_then(|c| match c.state {
+            ToolState::Ended(outcome) => Some(outcome),
+            ToolState::Writing | ToolState::Running => None,
+        })
+    });
     view! {
-        <div class=move || format!("tool-call {}", status().0)>
+        <div class=move || format!("tool-call {}", status.get().class())>
             <div class="tool-head">
                 <span class="tool-icon" aria-hidden="true">"⚙"</span>
-                <code class="tool-name">{name.clone()}</code>
-                <span class="route">{route}</span>
-                <span class=move || format!("tool-status {}", status().0)>{move || status().1}</span>
+                <code class="tool-name">{name}</code>
+                <span class="route">{move || route.get()}</span>
+                <span class=move || format!("tool-status {}", status.get().class())>{move || status.get().label()}</span>
             </div>
             {move || progress.get().map(|p| view! { <p class="progress" role="status">{p}</p> })}
             {move || input.get().map(|i| view! {
                 <details><summary>"Input"</summary><Code text=pretty(&i) label="Tool input"/></details>
             })}
-            {move || match state.get() {
-                ToolState::Ended(ToolOutcome::Done { text, failure, is_error }) => Some(view! {
+            {move || match ended.get()? {
+                ToolOutcome::Done { text, failure, is_error } => Some(view! {
                     <details open=is_error>
                         <summary>{if is_error { "What Claude received (is_error)" } else { "What Claude received" }}</summary>
                         <Code text=text label="Tool result"/>
@@ -50,34 +66,43 @@ fn ToolCallView(call: ToolCall) -> impl IntoView {
                     {failure.map(|f| view! { <FailureBox failure=f/> })}
                 }
                 .into_any()),
-                ToolState::Ended(outcome) => outcome
+                outcome => outcome
                     .why_not_run()
                     .map(|why| view! { <p class="not-run-why">{why.to_owned()}</p> }.into_any()),
-                ToolState::Writing | ToolState::Running => None,
             }}
         </div>
     }
 }
 
+/// A text or thinking block's words as they stream.
+fn block_text(block: RwSignal<Block>) -> impl Fn() -> String + Copy {
+    move || {
+        block.with(|b| match b {
+            Block::Text { text, .. } | Block::Thinking { text, .. } => text.clone(),
+            Block::Tool { .. } => String::new(),
+        })
+    }
+}
+
 #[component]
-fn Item(item: ChatItem) -> impl IntoView {
+fn Item(item: Shown) -> impl IntoView {
     match item {
-        ChatItem::User { text, .. } => view! {
+        Shown::User { text, .. } => view! {
             <div class="msg user"><span class="who">"You"</span><p class="prose">{text}</p></div>
         }
         .into_any(),
-        ChatItem::Assistant { blocks, demo, usage, .. } => view! {
+        Shown::Assistant { blocks, demo, usage, .. } => view! {
             <div class="msg assistant">
                 <span class="who">{if demo { "Demo model" } else { "Claude" }}</span>
-                <For each=move || blocks.get() key=|b| match b { Block::Text { index, .. } | Block::Thinking { index, .. } | Block::Tool { index, .. } => *index } let:block>
-                    {match block {
-                        Block::Text { text, .. } => view! { <p class="prose">{move || text.get()}</p> }.into_any(),
-                        Block::Thinking { text, .. } => view! {
-                            <details class="thinking"><summary>"Thinking"</summary><p class="prose">{move || text.get()}</p></details>
+                <For each=move || blocks.get() key=|b| b.key let:block>
+                    {block.value.with_untracked(|b| match b {
+                        Block::Tool { .. } => view! { <ToolCallView block=block.value/> }.into_any(),
+                        Block::Thinking { .. } => view! {
+                            <details class="thinking"><summary>"Thinking"</summary><p class="prose">{block_text(block.value)}</p></details>
                         }
                         .into_any(),
-                        Block::Tool { call, .. } => view! { <ToolCallView call=call/> }.into_any(),
-                    }}
+                        Block::Text { .. } => view! { <p class="prose">{block_text(block.value)}</p> }.into_any(),
+                    })}
                 </For>
                 {move || usage.get().map(|u| view! {
                     <p class="usage" title="This answer's usage, as the API reported it: cache read is what the prompt cache served, cache write what this request added to it">
@@ -87,8 +112,8 @@ fn Item(item: ChatItem) -> impl IntoView {
             </div>
         }
         .into_any(),
-        ChatItem::Notice { kind, text, hint, .. } => {
-            let (class, role) = match kind {
+        Shown::Notice { level, text, hint, .. } => {
+            let (class, role) = match level {
                 NoticeLevel::Info => ("notice info", "status"),
                 NoticeLevel::Warning => ("notice warning", "status"),
                 NoticeLevel::Error => ("notice error", "alert"),

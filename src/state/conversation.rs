@@ -8,7 +8,7 @@ use std::rc::Rc;
 use super::Services;
 use super::chat::NoticeLevel;
 use super::dialogs::{Answer, DialogKind};
-use engine::agent::{Approver, AskWhy, Consent, Driver, Speaker, Turn, TurnEnd, approval};
+use engine::agent::{Approver, AskWhy, Consent, Driver, Turn, approval};
 use engine::cancel::CancelToken;
 use engine::trace::RouteTarget;
 use protocol::claude::{Message, ToolUse};
@@ -181,15 +181,8 @@ impl Conversation {
             this.cancel.set_value(None);
             // Stepping through a turn ends with it.
             svc.pausing.step.set(false);
-            let (kind, hint) = match &outcome.end {
-                TurnEnd::EndTurn | TurnEnd::StopSequence { .. } => (NoticeLevel::Info, None),
-                TurnEnd::Failed(e) => (NoticeLevel::Error, e.hint()),
-                TurnEnd::Aborted | TurnEnd::IterationLimit { .. } => (NoticeLevel::Warning, None),
-                _ => (NoticeLevel::Warning, None),
-            };
-            this.can_retry.set(!matches!(outcome.end, TurnEnd::EndTurn | TurnEnd::StopSequence { .. }));
-            let who = if data.demo { Speaker::DemoModel } else { Speaker::Claude };
-            svc.chat.notice(kind, outcome.end.explain_as(who), hint);
+            this.can_retry.set(!outcome.end.is_finished());
+            svc.chat.ended(&outcome.end);
             this.running.set(false);
         }
     }

@@ -15,10 +15,9 @@ mod settings;
 mod storage;
 mod tabs;
 mod trace;
-mod transcript;
 mod workshop;
 
-pub use chat::{Block, ChatItem, NoticeLevel, ToolCall, ToolState};
+pub use chat::{NoticeLevel, Shown, ShownBlock};
 pub use dialogs::{Answer, Dialog, DialogKind};
 pub use lesson::{BUILT_IN as BUILT_IN_LESSONS, Lessons};
 pub use pausing::Pausing;

@@ -98,7 +98,7 @@ impl Pauser for PagePauser {
         let p = self.0;
         let (reply, answer) = oneshot::channel();
         p.reply.set_value(Some(reply));
-        p.draft.set(crate::widgets::pretty(&stop.payload));
+        p.draft.set(engine::text::pretty(&stop.payload));
         p.stop.set(Some(stop));
         // Dropped (the page stopped the turn some other way): the loop goes on.
         async move { answer.await.unwrap_or(Resume::Continue) }.boxed_local()

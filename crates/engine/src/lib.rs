@@ -8,6 +8,7 @@
 pub mod agent;
 pub mod auth;
 pub mod cancel;
+pub mod chat;
 pub mod claude;
 pub mod curl;
 pub mod deadline;

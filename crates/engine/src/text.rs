@@ -62,6 +62,16 @@ fn contents_text(c: &Value) -> String {
     }
 }
 
+/// JSON indented for reading.
+pub fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_default()
+}
+
+/// A string that may hold JSON, indented if it does.
+pub fn pretty_text(s: &str) -> String {
+    serde_json::from_str::<Value>(s).map(|v| pretty(&v)).unwrap_or_else(|_| s.to_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::content_text;

@@ -86,6 +86,11 @@ pub enum TurnEnd {
 }
 
 impl TurnEnd {
+    /// The model ended the turn itself (nothing to retry).
+    pub fn is_finished(&self) -> bool {
+        matches!(self, TurnEnd::EndTurn | TurnEnd::StopSequence { .. })
+    }
+
     pub fn stop_reason(&self) -> Option<&str> {
         Some(match self {
             TurnEnd::EndTurn => "end_turn",

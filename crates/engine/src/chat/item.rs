@@ -1,0 +1,131 @@
+//! What the chat shows, as plain data: the user's messages, the answers (text, thinking, tool
+//! calls with their routing, progress and outcome) and notices. The page draws these values; it
+//! decides nothing about them.
+
+use serde_json::Value;
+
+use crate::session::{NoticeLevel, ToolOutcome};
+use crate::trace::RouteTarget;
+
+/// One entry of the chat. `id` is unique within a conversation and keys the entry's view.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ChatItem {
+    User {
+        id: u64,
+        text: String,
+    },
+    /// `demo`: the answer came from the scripted demo model, not from Claude.
+    Assistant {
+        id: u64,
+        blocks: Vec<Block>,
+        demo: bool,
+        /// The answer's `usage` in words, once it is complete.
+        usage: Option<String>,
+    },
+    Notice {
+        id: u64,
+        level: NoticeLevel,
+        text: String,
+        hint: Option<String>,
+    },
+}
+
+impl ChatItem {
+    pub fn id(&self) -> u64 {
+        match self {
+            ChatItem::User { id, .. } | ChatItem::Assistant { id, .. } | ChatItem::Notice { id, .. } => *id,
+        }
+    }
+}
+
+/// A block of an answer. `index` is its index in Claude's message (unique within the answer).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Block {
+    Text { index: usize, text: String },
+    Thinking { index: usize, text: String },
+    Tool { index: usize, call: Box<ToolCall> },
+}
+
+impl Block {
+    pub fn index(&self) -> usize {
+        match self {
+            Block::Text { index, .. } | Block::Thinking { index, .. } | Block::Tool { index, .. } => *index,
+        }
+    }
+}
+
+/// A tool call as the chat follows it, from Claude writing it to what Claude received.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolCall {
+    /// Known when Claude starts the block; a recording may lack it.
+    pub tool_use_id: Option<String>,
+    pub name: String,
+    /// The complete input, once Claude finished writing it.
+    pub input: Option<Value>,
+    /// Where phase 3 routed it.
+    pub target: Option<RouteTarget>,
+    /// The server's latest progress notification, in words.
+    pub progress: Option<String>,
+    pub state: ToolState,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ToolState {
+    /// Claude is still writing the call.
+    Writing,
+    Running,
+    /// Done, or never run (cut off, the request failed, stopped): what a recording keeps.
+    Ended(ToolOutcome),
+}
+
+/// A call's state at a glance: the chat's badge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ToolStatus {
+    Writing,
+    Running,
+    Ok,
+    /// Claude received `is_error: true`.
+    Error,
+    NotRun,
+}
+
+impl ToolState {
+    pub fn status(&self) -> ToolStatus {
+        match self {
+            ToolState::Writing => ToolStatus::Writing,
+            ToolState::Running => ToolStatus::Running,
+            ToolState::Ended(ToolOutcome::Done { is_error: false, .. }) => ToolStatus::Ok,
+            ToolState::Ended(ToolOutcome::Done { is_error: true, .. }) => ToolStatus::Error,
+            ToolState::Ended(ToolOutcome::NotRun { .. } | ToolOutcome::Unfinished) => ToolStatus::NotRun,
+        }
+    }
+
+    /// Still writing or running: the turn is not done with it.
+    pub fn is_open(&self) -> bool {
+        matches!(self, ToolState::Writing | ToolState::Running)
+    }
+}
+
+impl ToolStatus {
+    /// The badge's style name.
+    pub fn class(self) -> &'static str {
+        match self {
+            ToolStatus::Writing => "writing",
+            ToolStatus::Running => "running",
+            ToolStatus::Ok => "ok",
+            ToolStatus::Error => "error",
+            ToolStatus::NotRun => "not-run",
+        }
+    }
+
+    /// The badge's words.
+    pub fn label(self) -> &'static str {
+        match self {
+            ToolStatus::Writing => "Claude is writing the call…",
+            ToolStatus::Running => "running…",
+            ToolStatus::Ok => "done",
+            ToolStatus::Error => "is_error",
+            ToolStatus::NotRun => "not executed",
+        }
+    }
+}
