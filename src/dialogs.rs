@@ -9,12 +9,13 @@ use serde_json::{Map, Value};
 use super::chunks::OnDemand;
 use super::schema_form::SchemaForm;
 use super::state::{Answer, Dialog, DialogKind, use_services};
-use super::widgets::{Code, pretty};
+use super::widgets::Code;
 use engine::agent::AskWhy;
 use engine::agent::sampling;
 use engine::cancel::CancelToken;
 use engine::claude::ClaudeError;
 use engine::form::Form;
+use engine::text::pretty;
 use protocol::mcp::{CreateMessageParams, ElicitAction, ElicitResult};
 
 #[component]

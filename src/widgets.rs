@@ -2,19 +2,8 @@
 //! names, descriptions, instructions) is rendered as text nodes: never as HTML.
 
 use leptos::prelude::*;
-use serde_json::Value;
 
 use engine::layer::{Failure, Layer};
-
-/// JSON as indented text.
-pub fn pretty(v: &Value) -> String {
-    serde_json::to_string_pretty(v).unwrap_or_default()
-}
-
-/// A string that may hold JSON, indented if it does.
-pub fn pretty_text(s: &str) -> String {
-    serde_json::from_str::<Value>(s).map(|v| pretty(&v)).unwrap_or_else(|_| s.to_owned())
-}
 
 /// The ▸/▾ button that shows or hides a card's body; its name says which ("Show details").
 #[component]

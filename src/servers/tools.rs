@@ -9,10 +9,11 @@ use serde_json::Value;
 use super::explore::content_text;
 use crate::schema_form::SchemaForm;
 use crate::state::{ServerEntry, use_services};
-use crate::widgets::{Code, FailureBox, pretty};
+use crate::widgets::{Code, FailureBox};
 use engine::cancel::CancelToken;
 use engine::form::Form;
 use engine::mcp::{McpError, RequestOptions, describe_progress};
+use engine::text::pretty;
 use protocol::mcp::{CallToolResult, Tool};
 
 #[component]

@@ -12,25 +12,7 @@ use leptos::prelude::*;
 
 use crate::state::use_services;
 use engine::agent::Breakpoint;
-use engine::timeline::{Lane, phase_story, phase_title};
-
-/// A lane's name on screen; a server's lane has the server's name (`servers`: id → name).
-pub fn lane_name(lane: &Lane, servers: &[(String, String)]) -> String {
-    match lane {
-        Lane::User => "You".into(),
-        Lane::Client => "Loopscope".into(),
-        Lane::Claude => "Claude API".into(),
-        Lane::Local => "Local functions".into(),
-        Lane::Server(id) => {
-            let name = servers.iter().find(|(i, _)| i == id).map(|(_, n)| n.as_str());
-            format!("MCP: {}", name.unwrap_or(id))
-        }
-        Lane::Authorization(id) => {
-            let name = servers.iter().find(|(i, _)| i == id).map(|(_, n)| n.as_str());
-            format!("OAuth: {}", name.unwrap_or(id))
-        }
-    }
-}
+use engine::timeline::{phase_story, phase_title};
 
 #[component]
 pub fn TimelinePanel() -> impl IntoView {

@@ -3,7 +3,6 @@
 
 use leptos::prelude::*;
 
-use super::lane_name;
 use crate::state::use_services;
 use engine::num::{fixed, shortest};
 use engine::timeline::{Badge, BadgeKind, Lane, Row, RowKind, phase_title};
@@ -226,7 +225,7 @@ pub fn Rows() -> impl IntoView {
         <div class="tl" style=("--lanes", columns)>
             <div class="tl-lanes" aria-hidden="true">
                 {move || lanes.get().iter().map(|l| {
-                    let name = lane_name(l, &servers.get());
+                    let name = l.name(&servers.get());
                     let title = if *l == Lane::Client { "Loopscope: the MCP client and agent loop in this page".to_owned() } else { name.clone() };
                     view! { <span class="tl-lane" title=title>{name}</span> }
                 }).collect_view()}
@@ -383,9 +382,7 @@ fn RowView(
                 }
             });
             let label = first.label.clone();
-            let route = move || {
-                servers.with(|names| format!("{} to {}: {label}", lane_name(&from, names), lane_name(&to, names)))
-            };
+            let route = move || servers.with(|names| format!("{} to {}: {label}", from.name(names), to.name(names)));
             // What changes after the row is created, read once per change.
             let live = Memo::new(move |_| row.with(|r| r.as_ref().map(Live::of)).unwrap_or_default());
             let aria = move || {

@@ -7,8 +7,9 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::state::use_services;
-use crate::widgets::{Code, pretty};
+use crate::widgets::Code;
 use engine::agent::{Breakpoint, Resume, Stop, check_edit, route_hint};
+use engine::text::pretty;
 use engine::timeline::phase_title;
 
 /// What the draft is worth: usable as is, usable but refused by the API (the rule), or not at all.

@@ -6,6 +6,8 @@ mod overhead;
 mod rows;
 mod story;
 
+mod detail;
+pub use detail::{RawStep, TwoSides, raw, request_sides, story_sides};
 pub use overhead::{StepOverhead, step_overhead};
 pub use rows::{Badge, BadgeKind, Lane, Row, RowKind, Timeline};
 pub use story::{Step, StoryLayer, ToolStory, tool_story};
