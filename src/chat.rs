@@ -20,40 +20,42 @@ const EXAMPLES: [&str; 4] = [
     "Read the file src/main.ts, and call the flaky service.",
 ];
 
-/// One tool call. Each part redraws only when its own value changes (an open "Input" stays
-/// open while progress arrives).
+/// A part of the call a block holds (every block given to `ToolCallView` is one).
+fn tool<T: Default>(block: RwSignal<Block>, f: impl FnOnce(&ToolCall) -> T) -> T {
+    block.with(|b| match b {
+        Block::Tool { call, .. } => f(call),
+        _ => T::default(),
+    })
+}
+
+/// One tool call. Its words follow the call as it moves on; the "Input" and result panels are
+/// redrawn only when their own value changes (one the user opened stays open while progress
+/// arrives).
 #[component]
 fn ToolCallView(block: RwSignal<Block>) -> impl IntoView {
-    let call = move || {
-        block.with(|b| match b {
-            Block::Tool { call, .. } => Some(ToolCall::clone(call)),
-            _ => None,
-        })
-    };
-    let part = move |f: fn(&ToolCall) -> Option<String>| Memo::new(move |_| call().and_then(|c| f(&c)));
     let name = block.with_untracked(|b| match b {
         Block::Tool { call, .. } => call.name.clone(),
         _ => String::new(),
     });
-    let route = part(|c| c.target.as_ref().map(RouteTarget::arrow));
-    let progress = part(|c| c.progress.clone());
-    let status = Memo::new(move |_| call().map_or(ToolStatus::Writing, |c| c.state.status()));
-    let input = Memo::new(move |_| call().and_then(|c| c.input));
+    let route = move || tool(block, |c| c.target.as_ref().map(RouteTarget::arrow));
+    let progress = move || tool(block, |c| c.progress.clone());
+    let status = move || tool(block, |c| Some(c.state.status())).unwrap_or(ToolStatus::Writing);
+    let input = Memo::new(move |_| tool(block, |c| c.input.clone()));
     let ended = Memo::new(move |_| {
-        call().and_then(|c| match c.state {
-            ToolState::Ended(outcome) => Some(outcome),
+        tool(block, |c| match &c.state {
+            ToolState::Ended(outcome) => Some(outcome.clone()),
             ToolState::Writing | ToolState::Running => None,
         })
     });
     view! {
-        <div class=move || format!("tool-call {}", status.get().class())>
+        <div class=move || format!("tool-call {}", status().class())>
             <div class="tool-head">
                 <span class="tool-icon" aria-hidden="true">"⚙"</span>
                 <code class="tool-name">{name}</code>
-                <span class="route">{move || route.get()}</span>
-                <span class=move || format!("tool-status {}", status.get().class())>{move || status.get().label()}</span>
+                <span class="route">{route}</span>
+                <span class=move || format!("tool-status {}", status().class())>{move || status().label()}</span>
             </div>
-            {move || progress.get().map(|p| view! { <p class="progress" role="status">{p}</p> })}
+            {move || progress().map(|p| view! { <p class="progress" role="status">{p}</p> })}
             {move || input.get().map(|i| view! {
                 <details><summary>"Input"</summary><Code text=pretty(&i) label="Tool input"/></details>
             })}

@@ -79,18 +79,22 @@ impl Chat {
         self.demo = demo;
     }
 
-    /// Tells `view` what `changes` changed, with the chat's values as they are now. (Within
-    /// one step's changes nothing added is removed again, so the values as they are now are
-    /// the values each change made.)
+    /// Tells `view` what `changes` changed, with the chat's values as they are now. An item
+    /// added by these changes is shown whole as it is now, so the later changes to it in the
+    /// same step are already in it. (Within one step nothing added is removed again.)
     pub fn show(&self, changes: &[Change], view: &mut impl ChatView) {
+        let mut added: Vec<usize> = Vec::new();
         for change in changes {
             match *change {
                 Change::Pushed { item } => {
                     if let Some(value) = self.items.get(item) {
                         view.push(value);
+                        added.push(item);
                     }
                 }
                 Change::Popped => view.pop(),
+                Change::BlockPushed { item, .. } | Change::BlockChanged { item, .. } | Change::UsageSet { item }
+                    if added.contains(&item) => {}
                 Change::BlockPushed { item, block } => {
                     if let Some(value) = self.block(item, block) {
                         view.push_block(item, value);

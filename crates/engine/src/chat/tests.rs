@@ -165,6 +165,12 @@ fn a_retried_attempt_is_dropped_and_the_retry_is_said() {
     assert!(text.contains("529") && text.ends_with("retry 1 in 1.5 s"), "{text}");
     assert_eq!(hint.as_deref(), Some("request id req_9"));
     assert_eq!(p.chat.items().len(), 2, "no trace of the void attempt");
+    // The retry streams with no AttemptStarted of its own: its first block opens a new answer,
+    // and the page's copy holds that block once (it once held it twice: the answer was copied
+    // with its block, then the block was added again).
+    let changes = p.apply(started(0, BlockKind::ToolUse, Some(("tu_2", "calculate"))));
+    assert_eq!(changes, [Change::Pushed { item: 2 }, Change::BlockPushed { item: 2, block: 0 }]);
+    assert!(matches!(&p.chat.items()[2], ChatItem::Assistant { blocks, .. } if blocks.len() == 1));
 }
 
 #[test]
