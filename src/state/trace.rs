@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use engine::timeline::{Row, Timeline};
+use engine::timeline::{BandKey, Row, Timeline};
 use engine::trace::TraceEvent;
 use engine::trace::budget::{TraceBudget, drop_detail};
 
@@ -25,7 +25,7 @@ pub struct Trace {
     pub version: RwSignal<u64>,
     pub selected: RwSignal<Option<usize>>,
     /// Collapsed phase bands, as (phase, iteration, first row of the turn).
-    pub collapsed: RwSignal<Vec<(u8, u32, usize)>>,
+    pub collapsed: RwSignal<Vec<BandKey>>,
     /// Scroll to new rows as they come, until the user scrolls away.
     pub follow: RwSignal<bool>,
 }
@@ -75,6 +75,11 @@ impl Trace {
     /// Reads the timeline, subscribing the caller to changes.
     pub fn with_timeline<R>(&self, f: impl FnOnce(&Timeline) -> R) -> R {
         self.version.track();
+        self.timeline.with_value(f)
+    }
+
+    /// The timeline as it is now, without subscribing the caller.
+    pub fn with_timeline_untracked<R>(&self, f: impl FnOnce(&Timeline) -> R) -> R {
         self.timeline.with_value(f)
     }
 

@@ -5,74 +5,16 @@ use leptos::prelude::*;
 
 use crate::state::use_services;
 use engine::num::{fixed, shortest};
-use engine::timeline::{Badge, BadgeKind, Lane, Row, RowKind, phase_title};
+use engine::timeline::{Badge, Lane, Row, RowKind, band_key, duration_words, phase_title, visible};
 
 const ROW_H: f64 = 38.0;
 /// The timeline's one listbox (a skip link and the detail pane return focus to it).
 pub const EVENTS_ID: &str = "timeline-events";
 const OVERSCAN: usize = 8;
 
-fn badge_class(kind: BadgeKind) -> &'static str {
-    match kind {
-        BadgeKind::Http => "badge http",
-        BadgeKind::JsonRpc => "badge jsonrpc",
-        BadgeKind::ToolError => "badge tool",
-        BadgeKind::Network => "badge network",
-        BadgeKind::Failure => "badge failure",
-        BadgeKind::Info => "badge info",
-        BadgeKind::Injected => "badge injected",
-        BadgeKind::Edited => "badge edited",
-    }
-}
-
 /// A row's badges, as its live state has them (arrows and notes alike).
 fn badges(live: Memo<Live>) -> impl IntoView {
-    live.with(|l| {
-        l.badges.iter().map(|b| view! { <span class=badge_class(b.kind)>{b.text.clone()}</span> }).collect_view()
-    })
-}
-
-fn duration(ms: f64) -> String {
-    if ms < 1.0 {
-        format!("{} ms", fixed(ms, 2))
-    } else if ms < 1000.0 {
-        format!("{} ms", fixed(ms, 0))
-    } else {
-        format!("{} s", fixed(ms / 1000.0, 2))
-    }
-}
-
-/// Which rows show: all, minus those inside collapsed bands.
-fn visible(rows: &[Row], collapsed: &[(u8, u32, usize)]) -> Vec<usize> {
-    let mut out = Vec::with_capacity(rows.len());
-    let mut hidden = false;
-    let mut turn_start = 0;
-    for r in rows {
-        match r.kind {
-            RowKind::Band { phase, iteration } => {
-                if phase == 1 && iteration == 1 {
-                    turn_start = r.index;
-                }
-                hidden = collapsed.contains(&(phase, iteration, turn_start));
-                out.push(r.index);
-            }
-            _ if r.phase.is_none() => {
-                hidden = false;
-                out.push(r.index);
-            }
-            _ if !hidden => out.push(r.index),
-            _ => {}
-        }
-    }
-    out
-}
-
-/// The band key of a band row: (phase, iteration, first row of its turn).
-fn band_key(rows: &[Row], index: usize) -> Option<(u8, u32, usize)> {
-    let RowKind::Band { phase, iteration } = rows.get(index)?.kind else { return None };
-    let start =
-        rows[..=index].iter().rposition(|r| matches!(r.kind, RowKind::Band { phase: 1, iteration: 1 })).unwrap_or(0);
-    Some((phase, iteration, start))
+    live.with(|l| l.badges.iter().map(|b| view! { <span class=b.kind.class()>{b.text.clone()}</span> }).collect_view())
 }
 
 #[component]
@@ -275,7 +217,7 @@ impl Live {
         Live {
             detail: r.detail.clone(),
             badges: r.badges.clone(),
-            duration: r.duration_ms.map(duration),
+            duration: r.duration_ms.map(duration_words),
             failed: r.failed,
         }
     }
@@ -305,8 +247,9 @@ fn RowView(
     };
     match first.kind.clone() {
         RowKind::Band { phase, iteration } => {
-            let collapsed =
-                move || svc.trace.collapsed.with(|c| c.iter().any(|(p, i, _)| *p == phase && *i == iteration));
+            // Folded is per turn: the same phase and round of another turn is another band.
+            let key = svc.trace.with_timeline_untracked(|t| band_key(t.rows(), index));
+            let collapsed = move || key.is_some_and(|k| svc.trace.collapsed.with(|c| c.contains(&k)));
             let label = format!("Phase {phase}: {} (round {iteration})", phase_title(phase));
             view! {
                 <div class=move || format!("tl-row band phase-{phase}{}", if is_active() { " active" } else { "" })

@@ -119,6 +119,24 @@ test("the timeline works by keyboard and collapses phases", async ({ page }) => 
   await snap(page, "timeline-keyboard-detail");
   await page.keyboard.press("Escape");
   await expect(page.getByRole("button", { name: "Close details" })).toBeHidden();
+
+  // A band belongs to its turn: folding the first turn's phase 1 leaves the second turn's open.
+  const firstId = await band.getAttribute("id");
+  await ask(page, "What time is it in Tokyo (UTC offset +09:00)?");
+  await list.focus();
+  await page.keyboard.press("Home");
+  await page.keyboard.press("ArrowDown");
+  const first = list.locator(`#${firstId}`);
+  await page.keyboard.press("Enter");
+  await expect(first).toHaveAttribute("aria-expanded", "false");
+  const second = list.locator(`[role=option][aria-label="Phase 1: Aggregate tools (round 1)"]:not(#${firstId})`);
+  await list.evaluate((el) => (el.scrollTop = el.scrollHeight));
+  for (let i = 0; i < 40 && (await second.count()) === 0; i++) {
+    await list.evaluate((el) => (el.scrollTop -= el.clientHeight / 2));
+    await frames(page);
+  }
+  await expect(second).toHaveAttribute("aria-expanded", "true");
+  await expect(second.locator(".caret")).toHaveText("▾");
 });
 
 test("scrolling up while rows arrive stops following: the list stays where the user put it", async ({ page }) => {

@@ -5,12 +5,14 @@
 mod overhead;
 mod rows;
 mod story;
+mod visible;
 
 mod detail;
 pub use detail::{RawStep, TwoSides, raw, request_sides, story_sides};
 pub use overhead::{StepOverhead, step_overhead};
 pub use rows::{Badge, BadgeKind, Lane, Row, RowKind, Timeline};
 pub use story::{Step, StoryLayer, ToolStory, tool_story};
+pub use visible::{BandKey, band_key, duration_words, visible};
 
 /// The article's names for the four phases.
 pub fn phase_title(phase: u8) -> &'static str {
