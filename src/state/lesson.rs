@@ -8,8 +8,7 @@ use leptos::task::spawn_local;
 
 use super::Services;
 use engine::demo::DEMO_SERVER_URL;
-use engine::faults::Target;
-use engine::lesson::{self, Lesson, LessonModel, LessonServer, LessonSource};
+use engine::lesson::{self, Lesson, LessonSource};
 
 /// The lessons that ship with the page, in `lessons/` beside `index.html`.
 pub const BUILT_IN: [(&str, &str); 3] = [
@@ -129,13 +128,8 @@ impl Services {
     pub fn start_lesson(&self, l: Lesson) {
         self.leave_step();
         self.lessons.problem.set(None);
-        let wanted = match l.model {
-            LessonModel::Demo => Some(true),
-            LessonModel::Claude => Some(false),
-            LessonModel::Any => None,
-        };
         let had = self.settings.data.with_untracked(|d| d.demo);
-        if let Some(demo) = wanted.filter(|w| *w != had) {
+        if let Some(demo) = l.switch_model(had) {
             // Only the first lesson's change is remembered: that is the user's own choice.
             if self.lessons.model_before.with_value(Option::is_none) {
                 self.lessons.model_before.set_value(Some(had));
@@ -143,7 +137,7 @@ impl Services {
             self.settings.update(|d| d.demo = demo);
         }
         let mut agreed = Vec::new();
-        if l.servers.contains(&LessonServer::Demo) {
+        if l.uses_demo_server() {
             // The page's own demo server: nothing leaves the page.
             self.add_demo_server();
             agreed.extend(self.server_id_at(DEMO_SERVER_URL));
@@ -175,52 +169,19 @@ impl Services {
 
     /// Leaves the current step and enters step `i`: exactly its breakpoints, its faults.
     pub fn go_to_step(&self, i: usize) {
-        let Some(step) = self.lessons.current.with_untracked(|l| l.as_ref().and_then(|l| l.steps.get(i).cloned()))
-        else {
+        let id_at = |url: &str| self.server_id_at(url);
+        let Some(plan) = self.lessons.current.with_untracked(|l| l.as_ref().and_then(|l| l.enter(i, id_at))) else {
             return;
         };
         self.leave_step();
         self.lessons.step.set(i);
-        self.pausing.set.set(step.breakpoints.clone());
-        self.runtime(|r| r.platform.script(step.replies.clone()));
-        let mut missing = Vec::new();
-        let added: Vec<u32> = step
-            .faults
-            .iter()
-            .filter_map(|f| {
-                let target = match &f.server {
-                    None => Target::Claude,
-                    Some(label) => match self.lesson_server_id(label) {
-                        Some(id) => Target::Server(id),
-                        None => {
-                            missing.push(label.clone());
-                            return None;
-                        }
-                    },
-                };
-                Some(self.faults().add(target, f.tool.clone(), f.fault.clone(), f.times))
-            })
-            .collect();
-        self.lessons.added.set_value(added);
-        // Servers the user has not agreed to connect yet are not missing: the banner asks.
+        self.pausing.set.set(plan.breakpoints.clone());
+        self.runtime(|r| r.platform.script(plan.replies.clone()));
+        let faults = self.faults();
+        let added = plan.faults.iter().map(|f| faults.add(f.target.clone(), f.tool.clone(), f.fault.clone(), f.times));
+        self.lessons.added.set_value(added.collect());
         let waiting = !self.lessons.pending.with_untracked(Vec::is_empty);
-        self.lessons.problem.set((!missing.is_empty() && !waiting).then(|| {
-            format!(
-                "This step breaks the server \"{}\", which is no longer in the list: open the lesson again to add it.",
-                missing.join("\", \"")
-            )
-        }));
-    }
-
-    /// The page's id of the lesson's server labelled `label`.
-    fn lesson_server_id(&self, label: &str) -> Option<String> {
-        let url = self.lessons.current.with_untracked(|l| {
-            l.as_ref()?.servers.iter().find(|s| s.label() == label).map(|s| match s {
-                LessonServer::Demo => DEMO_SERVER_URL.to_owned(),
-                LessonServer::Url { url, .. } => url.clone(),
-            })
-        })?;
-        self.servers.list.with_untracked(|list| list.iter().find(|s| s.url == url).map(|s| s.id.clone()))
+        self.lessons.problem.set(plan.problem(waiting));
     }
 
     /// Takes away what the current step set: its faults and the breakpoints.

@@ -4,6 +4,7 @@
 //! page opens one from `?lesson=<url>` or from the fragment `#lesson=<base64url>`; three ship
 //! with the page (`lessons/`). The format is documented in docs/lessons.md.
 
+mod plan;
 mod read;
 
 use std::fmt;
@@ -16,6 +17,7 @@ use crate::limits::{BodyError, read_text};
 use crate::platform::{HttpRequest, Platform};
 use crate::url_policy::{self, UrlRefusal, WebUrl};
 
+pub use plan::{PlannedFault, StepPlan};
 pub use read::read;
 
 /// The format's version: a lesson names it in `"lesson"`.
