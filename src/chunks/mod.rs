@@ -1,14 +1,16 @@
 //! The parts of the page that the first screen does not need: each is a chunk of wasm fetched
 //! on first use, and prefetched once the page is idle after start (docs/size.md). Their code is
-//! reached only through the split functions below (and `sign_in.rs`'s); `xtask split` moves
+//! reached only through the split functions below (and those of `sign_in.rs` and `demo.rs`); `xtask split` moves
 //! every function reachable only from one of them into that chunk's file (ARCHITECTURE.md,
 //! "Chunks"). [`OnDemand`] shows a chunk's view where its feature appears.
 
 #[macro_use]
 mod split_point;
+mod demo;
 mod on_demand;
 mod sign_in;
 
+pub use demo::DemoFromChunk;
 pub use on_demand::{ChunkMissing, Loaded, OnDemand, OnDemandWhen};
 pub use sign_in::SignInFromChunk;
 
@@ -98,6 +100,7 @@ pub fn prefetch_when_idle() {
             let _ = preload_dialogs().await;
             let _ = preload_workshop().await;
             let _ = preload_signin().await;
+            let _ = demo::preload_demo().await;
         })
     };
     let cb: js_sys::Function = wasm_bindgen::closure::Closure::once_into_js(prefetch).unchecked_into();

@@ -1,4 +1,4 @@
-//! The `split_point!` macro (mod.rs and sign_in.rs use it; declared first, as macros are
+//! The `split_point!` macro (mod.rs, sign_in.rs and demo.rs use it; declared first, as macros are
 //! visible only after their definition). A call site has `Loaded`, `SplitLoaderError` and
 //! (with `loopscope_split`) `wasm_split` in scope.
 

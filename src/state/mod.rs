@@ -67,7 +67,7 @@ impl Services {
     pub fn provide() -> Self {
         let settings = settings::Settings::load();
         let trace = trace::Trace::new();
-        let platform = Rc::new(Demo::new(Browser));
+        let platform = Rc::new(Demo::with_runner(Browser, Rc::new(crate::chunks::DemoFromChunk)));
         let clock = platform.clone();
         let tracer = Tracer::new(
             move || engine::platform::Platform::now_ms(&*clock),

@@ -104,4 +104,20 @@ test.describe("a chunk that does not arrive", () => {
     await expect(missing).toHaveCount(0);
     console.expectNone();
   });
+
+  test("the demo's code: the turn ends with a network error that says what happened, and works once it arrives", async ({ page }) => {
+    const console = watchConsole(page, ["Failed to load resource", "TypeError: Failed to fetch", "net::ERR_FAILED"]);
+    await page.route(/\/split_demo\.wasm$/, (route) => route.abort("failed"));
+    await openApp(page);
+    await page.getByLabel("Demo model (no key)").check();
+    await ask(page, "What is 17 * 23?");
+    const failed = chat(page).getByRole("alert").filter({ hasText: "network layer" });
+    await expect(failed).toContainText("the demo's code did not arrive");
+    // The conversation is kept, and once the file is back the same turn runs.
+    await expect(chat(page).getByText("What is 17 * 23?")).toBeVisible();
+    await page.unroute(/\/split_demo\.wasm$/);
+    await page.getByRole("button", { name: "Retry" }).click();
+    await expect(chat(page).getByText("calculate said: 17 * 23 = 391", { exact: false })).toBeVisible();
+    console.expectNone();
+  });
 });

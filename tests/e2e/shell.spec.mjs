@@ -41,6 +41,12 @@ test("one build runs under a sub-path and at the site root", async ({ page }) =>
     await expect(page.getByRole("banner")).toHaveCSS("display", "flex");
     await page.getByRole("radio", { name: where === "/" ? "Claude API" : "Demo model (no key)" }).check();
     await expect(page.getByText("The demo model is scripted in this page")).toHaveCount(where === "/" ? 0 : 1);
+    // The chunks prefetched when the page is idle come from the same folder too; wait for the
+    // last of them before leaving, so none of this page's requests is counted as the next one's.
+    const wasm = await (await page.request.get(new URL("wasm.json", page.url()).href)).json();
+    const chunks = [...new Set(Object.values(wasm.chunks).flat())].map((f) => `${where}${f}`);
+    await expect.poll(() => chunks.filter((c) => !paths.includes(c)), { message: "chunks not prefetched" }).toEqual([]);
+    expect(paths.filter(elsewhere), paths.join("\n")).toEqual([]);
   }
   expect(failed, failed.join("\n")).toEqual([]);
   console.expectNone();

@@ -15,24 +15,64 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 
 use futures::StreamExt;
+use futures::future::LocalBoxFuture;
 use serde_json::{Value, json};
 
 use super::platform::{Headers, HttpRequest, HttpResponse, NetworkError, Platform};
 
 pub const DEMO_BASE_URL: &str = "demo://loopscope";
 
+/// Who answers `demo://` requests. [`InPlace`] answers them where they arrive (natively, in
+/// tests); the page answers them from code it loads on the demo's first use (its `demo`
+/// chunk, src/chunks/), so a visit that never uses the demo never downloads the model or the
+/// server. For that, nothing on the first screen may call [`Demo::answer_now`] but through this.
+pub trait DemoRunner<P> {
+    fn answer(
+        &self,
+        demo: Demo<P>,
+        request: HttpRequest,
+    ) -> LocalBoxFuture<'static, Result<HttpResponse, NetworkError>>;
+}
+
+/// Answers in place.
+pub struct InPlace;
+
+impl<P: Platform + Clone + 'static> DemoRunner<P> for InPlace {
+    fn answer(
+        &self,
+        demo: Demo<P>,
+        request: HttpRequest,
+    ) -> LocalBoxFuture<'static, Result<HttpResponse, NetworkError>> {
+        Box::pin(async move { demo.answer_now(request).await })
+    }
+}
+
 /// Wraps the real platform; only `demo://` requests are answered here.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone)]
 pub struct Demo<P> {
     pub inner: P,
     server: Rc<DemoServer>,
     /// Answers a lesson scripted, given in order before the model answers on its own again.
     script: Rc<RefCell<VecDeque<Reply>>>,
+    runner: Rc<dyn DemoRunner<P>>,
+}
+
+impl<P> std::fmt::Debug for Demo<P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Demo").finish_non_exhaustive()
+    }
+}
+
+impl<P: Platform + Clone + 'static> Demo<P> {
+    pub fn new(inner: P) -> Self {
+        Self::with_runner(inner, Rc::new(InPlace))
+    }
 }
 
 impl<P> Demo<P> {
-    pub fn new(inner: P) -> Self {
-        Demo { inner, server: Default::default(), script: Default::default() }
+    /// With `runner` answering the `demo://` requests.
+    pub fn with_runner(inner: P, runner: Rc<dyn DemoRunner<P>>) -> Self {
+        Demo { inner, server: Default::default(), script: Default::default(), runner }
     }
 
     /// The demo model's next answers, in order (replacing any left); empty to let it answer on
@@ -94,6 +134,35 @@ impl<P: Platform + Clone + 'static> Platform for Demo<P> {
         if !request.url.starts_with("demo://") {
             return self.inner.send(request).await;
         }
+        let runner = self.runner.clone();
+        runner.answer(self.clone(), request).await
+    }
+
+    fn now_ms(&self) -> f64 {
+        self.inner.now_ms()
+    }
+
+    async fn sleep(&self, ms: u64) {
+        self.inner.sleep(ms).await
+    }
+
+    fn random(&self) -> f64 {
+        self.inner.random()
+    }
+
+    fn random_bytes(&self, buf: &mut [u8]) {
+        self.inner.random_bytes(buf)
+    }
+
+    async fn sign_es256(&self, pkcs8_der: &[u8], message: &[u8]) -> Result<Vec<u8>, String> {
+        self.inner.sign_es256(pkcs8_der, message).await
+    }
+}
+
+impl<P: Platform + Clone + 'static> Demo<P> {
+    /// Answers a `demo://` request: the demo server's, or the demo model's as a Messages API
+    /// event stream.
+    pub async fn answer_now(&self, request: HttpRequest) -> Result<HttpResponse, NetworkError> {
         if request.url == DEMO_SERVER_URL {
             let answer = self.server.handle(request.method, &request.headers, request.body.as_deref());
             let platform = self.inner.clone();
@@ -146,25 +215,5 @@ impl<P: Platform + Clone + 'static> Platform for Demo<P> {
             })
             .boxed_local();
         Ok(HttpResponse::new(200, headers.with("content-type", "text/event-stream"), body))
-    }
-
-    fn now_ms(&self) -> f64 {
-        self.inner.now_ms()
-    }
-
-    async fn sleep(&self, ms: u64) {
-        self.inner.sleep(ms).await
-    }
-
-    fn random(&self) -> f64 {
-        self.inner.random()
-    }
-
-    fn random_bytes(&self, buf: &mut [u8]) {
-        self.inner.random_bytes(buf)
-    }
-
-    async fn sign_es256(&self, pkcs8_der: &[u8], message: &[u8]) -> Result<Vec<u8>, String> {
-        self.inner.sign_es256(pkcs8_der, message).await
     }
 }
