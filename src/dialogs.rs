@@ -58,7 +58,7 @@ fn Sampling(id: u64, server: String, params: CreateMessageParams) -> impl IntoVi
     on_cleanup(stop);
     let send = move |_| {
         if let Err(why) = svc.settings.ready() {
-            error.set(Some(why));
+            error.set(Some(why.to_string()));
             return;
         }
         let settings = svc.settings.claude();
@@ -153,7 +153,7 @@ fn Elicitation(id: u64, server: String, message: String, schema: Value) -> impl 
                 .dialogs
                 .answer(id, Answer::Elicit(ElicitResult { action: ElicitAction::Accept, content: Some(content) })),
             Ok(_) => error.set(Some("The answer must be an object".into())),
-            Err(e) => error.set(Some(e)),
+            Err(e) => error.set(Some(e.to_string())),
         }
     };
     view! {

@@ -55,7 +55,7 @@ pub fn ToolsTab(entry: ServerEntry) -> impl IntoView {
             let cost_id = id.clone();
             let measure = move |_| {
                 if let Err(why) = svc.settings.ready() {
-                    return cost.set(Some(why));
+                    return cost.set(Some(why.to_string()));
                 }
                 let (settings, agent, demo) = (
                     svc.settings.claude(),
@@ -117,7 +117,7 @@ fn ToolItem(server: String, tool: Tool) -> impl IntoView {
         ev.prevent_default();
         let args = match read.read(&values.get_untracked()) {
             Ok(a) => a,
-            Err(e) => return form_error.set(Some(e)),
+            Err(e) => return form_error.set(Some(e.to_string())),
         };
         form_error.set(None);
         let Some(client) = svc.servers.client(&server) else {
@@ -191,7 +191,7 @@ pub fn LocalTools() -> impl IntoView {
                 let run_name = name.clone();
                 let run = move |ev: leptos::ev::SubmitEvent| {
                     ev.prevent_default();
-                    let r = read.read(&values.get_untracked()).and_then(|args| {
+                    let r = read.read(&values.get_untracked()).map_err(|e| e.to_string()).and_then(|args| {
                         svc.runtime(|rt| {
                             let tool = rt.agent.local_tools().iter().find(|t| t.name == run_name).expect("listed");
                             (tool.run)(&args, svc.now_ms())

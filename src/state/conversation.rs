@@ -108,7 +108,7 @@ impl Conversation {
             return;
         }
         if let Err(why) = svc.settings.ready() {
-            svc.chat.notice(NoticeLevel::Error, why, None);
+            svc.chat.notice(NoticeLevel::Error, why.to_string(), None);
             return;
         }
         self.last.set_value(Some((text.clone(), self.history_len())));

@@ -197,7 +197,7 @@ impl Services {
     pub fn replay_session(&self) {
         let Some(recorded) = self.sessions.recorded.get_value() else { return };
         if let Err(why) = self.settings.ready() {
-            self.sessions.problem.set(Some(why));
+            self.sessions.problem.set(Some(why.to_string()));
             return;
         }
         let svc = *self;

@@ -52,7 +52,7 @@ impl Settings {
     }
 
     /// Whether a turn can start, and if not, what to do.
-    pub fn ready(&self) -> Result<(), String> {
+    pub fn ready(&self) -> Result<(), engine::settings::NotReady> {
         self.data.with_untracked(|d| self.api_key.with_untracked(|k| d.ready(k)))
     }
 

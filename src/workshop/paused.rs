@@ -4,34 +4,12 @@
 
 use leptos::ev::KeyboardEvent;
 use leptos::prelude::*;
-use serde_json::Value;
 
 use crate::state::use_services;
 use crate::widgets::Code;
-use engine::agent::{Breakpoint, Resume, Stop, check_edit, route_hint};
+use engine::agent::{Breakpoint, Draft, Resume, Stop, judge, route_hint};
 use engine::text::pretty;
 use engine::timeline::phase_title;
-
-/// What the draft is worth: usable as is, usable but refused by the API (the rule), or not at all.
-#[derive(Clone, PartialEq)]
-enum Draft {
-    Unchanged,
-    Valid(Value),
-    BreaksRule(Value, String),
-    Invalid(String),
-}
-
-fn judge(stop: &Stop, text: &str) -> Draft {
-    match serde_json::from_str::<Value>(text) {
-        Err(e) => Draft::Invalid(format!("not JSON: {e}")),
-        Ok(v) if v == stop.payload => Draft::Unchanged,
-        Ok(v) => match check_edit(stop, &v) {
-            Ok(None) => Draft::Valid(v),
-            Ok(Some(rule)) => Draft::BreaksRule(v, rule),
-            Err(e) => Draft::Invalid(e),
-        },
-    }
-}
 
 fn heading(stop: &Stop) -> String {
     match stop.at.phase() {
@@ -57,10 +35,10 @@ pub fn PausedBody() -> impl IntoView {
     let draft = pausing.draft;
     let verdict = Memo::new(move |_| stop.with(|s| s.as_ref().map(|s| draft.with(|d| judge(s, d)))));
     let resume = move |step: bool| {
-        let how = match verdict.get_untracked() {
-            Some(Draft::Valid(v) | Draft::BreaksRule(v, _)) => Resume::Edited(v),
-            Some(Draft::Invalid(_)) => return,
-            _ => Resume::Continue,
+        let how = match verdict.get_untracked().as_ref().map(Draft::to_send) {
+            Some(Err(_)) => return,
+            Some(Ok(Some(v))) => Resume::Edited(v),
+            Some(Ok(None)) | None => Resume::Continue,
         };
         if step { pausing.step_on(how) } else { pausing.resume(how) }
     };
@@ -107,7 +85,7 @@ pub fn PausedBody() -> impl IntoView {
                             <p class="draft-verdict" role="status">{move || match verdict.get() {
                                 Some(Draft::Unchanged) | None => "Unchanged.".to_owned(),
                                 Some(Draft::Valid(_)) => "Edited: valid. Continue sends this instead (marked edited on the timeline).".to_owned(),
-                                Some(Draft::BreaksRule(_, rule)) => format!("Edited: {rule}. Continue sends it anyway, to show the API's answer."),
+                                Some(Draft::BreaksRule(_, rule)) => format!("Edited: the API will refuse it: {rule}. Continue sends it anyway, to show the API's answer."),
                                 Some(Draft::Invalid(why)) => format!("Cannot be sent: {why}"),
                             }}</p>
                         })}

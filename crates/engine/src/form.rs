@@ -160,7 +160,7 @@ impl Form {
     }
 
     /// Reads the raw values into the arguments object, or says what is wrong.
-    pub fn read(&self, raw: &Map<String, Value>) -> Result<Value, String> {
+    pub fn read(&self, raw: &Map<String, Value>) -> Result<Value, FormError> {
         match self {
             Form::Fields(fields) => collect(fields, raw).map(Value::Object),
             Form::Json => {
@@ -168,30 +168,53 @@ impl Form {
                 let text = if text.trim().is_empty() { "{}" } else { text };
                 match serde_json::from_str::<Value>(text) {
                     Ok(v @ Value::Object(_)) => Ok(v),
-                    Ok(_) => Err("The arguments must be a JSON object".into()),
-                    Err(e) => Err(format!("Not valid JSON: {e}")),
+                    Ok(_) => Err(FormError::NotAnObject),
+                    Err(e) => Err(FormError::NotJson(e.to_string())),
                 }
             }
         }
     }
 }
 
-fn check_format(f: &FieldSpec, format: Option<TextFormat>, text: &str) -> Result<(), String> {
+/// What is wrong with what the user filled in, named by the field's title.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FormError {
+    #[error("The arguments must be a JSON object")]
+    NotAnObject,
+    #[error("Not valid JSON: {0}")]
+    NotJson(String),
+    #[error("{field} is required")]
+    Required { field: String },
+    /// `what`: "a number", "a whole number", "a valid email"…
+    #[error("{field} must be {what}")]
+    Invalid { field: String, what: &'static str },
+    #[error("{field}: choose between {min} and {}", max.map_or("any number".to_owned(), |m| m.to_string()))]
+    Choices { field: String, min: u64, max: Option<u64> },
+}
+
+fn invalid(f: &FieldSpec, what: &'static str) -> FormError {
+    FormError::Invalid { field: f.title.clone(), what }
+}
+
+fn check_format(f: &FieldSpec, format: Option<TextFormat>, text: &str) -> Result<(), FormError> {
     let (ok, what) = match format {
-        Some(TextFormat::Email) => (text.contains('@') && !text.starts_with('@') && !text.ends_with('@'), "email"),
+        Some(TextFormat::Email) => {
+            (text.contains('@') && !text.starts_with('@') && !text.ends_with('@'), "a valid email")
+        }
         Some(TextFormat::Uri) => {
-            (text.split_once(':').is_some_and(|(scheme, rest)| !scheme.is_empty() && !rest.is_empty()), "uri")
+            (text.split_once(':').is_some_and(|(scheme, rest)| !scheme.is_empty() && !rest.is_empty()), "a valid uri")
         }
         Some(TextFormat::Date) => {
             let b = text.as_bytes();
-            (b.len() == 10 && b[4] == b'-' && b[7] == b'-', "date")
+            (b.len() == 10 && b[4] == b'-' && b[7] == b'-', "a valid date")
         }
         None => (true, ""),
     };
-    if ok { Ok(()) } else { Err(format!("{} must be a valid {what}", f.title)) }
+    if ok { Ok(()) } else { Err(invalid(f, what)) }
 }
 
-fn collect(fields: &[FieldSpec], raw: &Map<String, Value>) -> Result<Map<String, Value>, String> {
+fn collect(fields: &[FieldSpec], raw: &Map<String, Value>) -> Result<Map<String, Value>, FormError> {
     let mut out = Map::new();
     for f in fields {
         let value = raw.get(&f.name).cloned().unwrap_or(Value::Null);
@@ -202,22 +225,17 @@ fn collect(fields: &[FieldSpec], raw: &Map<String, Value>) -> Result<Map<String,
                 let picked = value.as_array().cloned().unwrap_or_default();
                 let n = picked.len() as u64;
                 if min_items.is_some_and(|m| n < m) || max_items.is_some_and(|m| n > m) {
-                    return Err(format!(
-                        "{}: choose between {} and {}",
-                        f.title,
-                        min_items.unwrap_or(0),
-                        max_items.map_or("any number".into(), |m| m.to_string())
-                    ));
+                    return Err(FormError::Choices {
+                        field: f.title.clone(),
+                        min: min_items.unwrap_or(0),
+                        max: *max_items,
+                    });
                 }
                 (!picked.is_empty()).then_some(Value::Array(picked))
             }
             _ if text.is_empty() => None,
-            FieldKind::Number => {
-                Some(Value::from(text.parse::<f64>().map_err(|_| format!("{} must be a number", f.title))?))
-            }
-            FieldKind::Integer => {
-                Some(Value::from(text.parse::<i64>().map_err(|_| format!("{} must be a whole number", f.title))?))
-            }
+            FieldKind::Number => Some(Value::from(text.parse::<f64>().map_err(|_| invalid(f, "a number"))?)),
+            FieldKind::Integer => Some(Value::from(text.parse::<i64>().map_err(|_| invalid(f, "a whole number"))?)),
             FieldKind::Text { format } => {
                 check_format(f, *format, &text)?;
                 Some(Value::String(text))
@@ -228,7 +246,7 @@ fn collect(fields: &[FieldSpec], raw: &Map<String, Value>) -> Result<Map<String,
             Some(v) => {
                 out.insert(f.name.clone(), v);
             }
-            None if f.required => return Err(format!("{} is required", f.title)),
+            None if f.required => return Err(FormError::Required { field: f.title.clone() }),
             None => {}
         }
     }
@@ -302,18 +320,18 @@ mod tests {
         let form = Form::of(&schema());
         let mut raw = form.initial();
         raw.insert("age".into(), json!("thirty"));
-        assert_eq!(form.read(&raw).unwrap_err(), "age must be a whole number");
+        assert_eq!(form.read(&raw).unwrap_err().to_string(), "age must be a whole number");
         raw.insert("age".into(), json!(""));
-        assert_eq!(form.read(&raw).unwrap_err(), "age is required");
+        assert_eq!(form.read(&raw).unwrap_err().to_string(), "age is required");
         raw.insert("age".into(), json!("3"));
         raw.insert("email".into(), json!("nobody"));
-        assert_eq!(form.read(&raw).unwrap_err(), "email must be a valid email");
+        assert_eq!(form.read(&raw).unwrap_err().to_string(), "email must be a valid email");
         raw.insert("email".into(), json!("a@b"));
         raw.insert("tags".into(), json!(["a", "b"]));
-        assert!(form.read(&raw).unwrap_err().starts_with("tags: choose between 0 and 1"));
+        assert!(form.read(&raw).unwrap_err().to_string().starts_with("tags: choose between 0 and 1"));
         assert_eq!(Form::Json.read(&Map::new()).unwrap(), json!({}));
         let bad: Map<String, Value> = [(JSON_KEY.to_owned(), json!("[1]"))].into_iter().collect();
-        assert_eq!(Form::Json.read(&bad).unwrap_err(), "The arguments must be a JSON object");
+        assert_eq!(Form::Json.read(&bad).unwrap_err(), FormError::NotAnObject);
     }
 
     #[test]

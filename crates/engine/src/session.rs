@@ -107,6 +107,24 @@ impl ToolOutcome {
     }
 }
 
+/// Why a file does not open as a session.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SessionError {
+    /// Too large, or nested too deep, to read safely.
+    #[error("{0}")]
+    Limit(LimitExceeded),
+    #[error("not JSON: {0}")]
+    NotJson(String),
+    #[error("not a Loopscope session (no \"loopscope_session\" version field)")]
+    NotASession,
+    #[error("made by a newer Loopscope (session format {0}; this page reads up to {SESSION_VERSION})")]
+    Newer(u64),
+    /// The version field is right, the rest is not what that version writes.
+    #[error("a Loopscope session, but damaged: {0}")]
+    Damaged(String),
+}
+
 /// How much deeper than a server's JSON a session file nests it.
 const SESSION_NESTING: usize = 16;
 
@@ -120,23 +138,18 @@ impl Session {
     /// Reads a session file, saying what is wrong with one that is not. A stranger may have
     /// written it: its size and nesting are checked first (a session holds the servers' JSON
     /// about a dozen levels down, so it may nest that much deeper than `Limits::json_depth`).
-    pub fn from_json(text: &str, limits: &Limits) -> Result<Session, String> {
+    pub fn from_json(text: &str, limits: &Limits) -> Result<Session, SessionError> {
         if text.len() > limits.file_bytes {
-            return Err(LimitExceeded::new(Limit::File, limits.file_bytes).to_string());
+            return Err(SessionError::Limit(LimitExceeded::new(Limit::File, limits.file_bytes)));
         }
-        check_json_depth(text, limits.json_depth + SESSION_NESTING).map_err(|e| e.to_string())?;
-        let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
-        let version = value.get("loopscope_session").and_then(Value::as_u64);
-        match version {
-            None => return Err("not a Loopscope session (no \"loopscope_session\" version field)".into()),
-            Some(v) if v > u64::from(SESSION_VERSION) => {
-                return Err(format!(
-                    "made by a newer Loopscope (session format {v}; this page reads up to {SESSION_VERSION})"
-                ));
-            }
+        check_json_depth(text, limits.json_depth + SESSION_NESTING).map_err(SessionError::Limit)?;
+        let value: Value = serde_json::from_str(text).map_err(|e| SessionError::NotJson(e.to_string()))?;
+        match value.get("loopscope_session").and_then(Value::as_u64) {
+            None => return Err(SessionError::NotASession),
+            Some(v) if v > u64::from(SESSION_VERSION) => return Err(SessionError::Newer(v)),
             Some(_) => {}
         }
-        serde_json::from_value(value).map_err(|e| format!("a Loopscope session, but damaged: {e}"))
+        serde_json::from_value(value).map_err(|e| SessionError::Damaged(e.to_string()))
     }
 }
 
@@ -275,13 +288,12 @@ mod tests {
 
     #[test]
     fn only_a_session_this_page_can_read_is_read() {
-        assert!(Session::from_json("{", &Limits::default()).unwrap_err().starts_with("not JSON"));
-        assert!(Session::from_json("{}", &Limits::default()).unwrap_err().contains("not a Loopscope session"));
-        assert!(
-            Session::from_json(r#"{"loopscope_session": 99}"#, &Limits::default())
-                .unwrap_err()
-                .contains("newer Loopscope")
-        );
-        assert!(Session::from_json(r#"{"loopscope_session": 1}"#, &Limits::default()).unwrap_err().contains("damaged"));
+        let read = |text: &str| Session::from_json(text, &Limits::default()).unwrap_err();
+        assert!(matches!(read("{"), SessionError::NotJson(_)));
+        assert_eq!(read("{}"), SessionError::NotASession);
+        assert_eq!(read(r#"{"loopscope_session": 99}"#), SessionError::Newer(99));
+        let damaged = read(r#"{"loopscope_session": 1}"#);
+        assert!(matches!(damaged, SessionError::Damaged(_)), "{damaged}");
+        assert!(damaged.to_string().starts_with("a Loopscope session, but damaged"), "{damaged}");
     }
 }

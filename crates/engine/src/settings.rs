@@ -9,6 +9,21 @@ use super::demo::DEMO_BASE_URL;
 use super::limits::Limits;
 use super::url_policy::{self, Trust};
 
+/// Why a turn cannot start with these settings, said as what to do about it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NotReady {
+    #[error("Add your Claude API key in Settings, or switch on the demo model to try the loop without one.")]
+    NoKey,
+    /// The base URL would carry the key somewhere the URL policy refuses.
+    #[error(
+        "The base URL \"{url}\" cannot carry your key: {why}. Use https:// (or http:// for a server on this machine)."
+    )]
+    BaseUrl { url: String, why: url_policy::UrlRefusal },
+    #[error("Choose a model in Settings.")]
+    NoModel,
+}
+
 /// The bounds the settings form offers, and the engine enforces.
 pub const MAX_TOKENS_RANGE: (u32, u32) = (1, 64_000);
 pub const MAX_ROUNDS_RANGE: (u32, u32) = (1, 50);
@@ -57,29 +72,20 @@ pub fn bounded(text: &str, range: (u32, u32)) -> Option<u32> {
 
 impl UserSettings {
     /// Whether a turn can start with `api_key`, and if not, what to do.
-    pub fn ready(&self, api_key: &str) -> Result<(), String> {
+    pub fn ready(&self, api_key: &str) -> Result<(), NotReady> {
         if self.demo {
             return Ok(());
         }
         if api_key.trim().is_empty() {
-            return Err(
-                "Add your Claude API key in Settings, or switch on the demo model to try the loop without one.".into(),
-            );
+            return Err(NotReady::NoKey);
         }
         // The key goes wherever the base URL says: https, or plain http only on this machine
         // (a local proxy), never in the clear across a network.
-        match url_policy::check(self.base_url.trim(), Trust::Stranger) {
-            Ok(_) => {}
-            Err(why) => {
-                return Err(format!(
-                    "The base URL \"{}\" cannot carry your key: {why}. Use https:// (or http:// for a server on this \
-                     machine).",
-                    self.base_url.trim()
-                ));
-            }
+        if let Err(why) = url_policy::check(self.base_url.trim(), Trust::Stranger) {
+            return Err(NotReady::BaseUrl { url: self.base_url.trim().to_owned(), why });
         }
         if self.model.trim().is_empty() {
-            return Err("Choose a model in Settings.".into());
+            return Err(NotReady::NoModel);
         }
         Ok(())
     }
@@ -112,20 +118,20 @@ mod tests {
     #[test]
     fn a_turn_needs_a_key_an_address_and_a_model_unless_in_demo_mode() {
         let s = UserSettings::default();
-        assert!(s.ready("").unwrap_err().contains("API key"));
+        assert!(s.ready("").unwrap_err().to_string().contains("API key"));
         assert_eq!(s.ready("sk-ant-x"), Ok(()));
         let bad = UserSettings { base_url: "api.anthropic.com".into(), ..UserSettings::default() };
-        assert!(bad.ready("sk-ant-x").unwrap_err().contains("https://"));
+        assert!(bad.ready("sk-ant-x").unwrap_err().to_string().contains("https://"));
         let empty_host = UserSettings { base_url: "https://".into(), ..UserSettings::default() };
         assert!(empty_host.ready("sk-ant-x").is_err());
         let cleartext = UserSettings { base_url: "http://proxy.example.com".into(), ..UserSettings::default() };
-        assert!(cleartext.ready("sk-ant-x").unwrap_err().contains("only for this machine"));
+        assert!(cleartext.ready("sk-ant-x").unwrap_err().to_string().contains("only for this machine"));
         let local = UserSettings { base_url: "http://127.0.0.1:8787".into(), ..UserSettings::default() };
         assert_eq!(local.ready("sk-ant-x"), Ok(()));
         let sneaky = UserSettings { base_url: "https://user:pw@api.example.com".into(), ..UserSettings::default() };
         assert!(sneaky.ready("sk-ant-x").is_err());
         let no_model = UserSettings { model: "  ".into(), ..UserSettings::default() };
-        assert!(no_model.ready("sk-ant-x").unwrap_err().contains("model"));
+        assert!(no_model.ready("sk-ant-x").unwrap_err().to_string().contains("model"));
         let demo = UserSettings { demo: true, base_url: String::new(), ..UserSettings::default() };
         assert_eq!(demo.ready(""), Ok(()));
     }

@@ -485,7 +485,7 @@ async fn the_history_is_checked_before_sending_a12() {
     .unwrap();
     let out = h.ask_with(broken, "next", &[], &CancelToken::new(), &h.settings).await;
     let TurnEnd::Failed(ClaudeError::InvalidHistory(why)) = &out.end else { panic!("{:?}", out.end) };
-    assert!(why.contains("toolu_x"), "{why}");
+    assert!(why.to_string().contains("toolu_x"), "{why}");
     assert!(h.requests().is_empty(), "nothing was sent");
 }
 

@@ -6,9 +6,10 @@
 
 mod support;
 
-use engine::agent::{Agent, Breakpoint, Pauser, Resume, ServerHandle, Stop, Turn, TurnEnd, history};
+use engine::agent::{Agent, Breakpoint, Pauser, Resume, ServerHandle, Stop, Turn, TurnEnd};
 use engine::cancel::CancelToken;
 use engine::claude::ClaudeSettings;
+use engine::claude::history;
 use engine::mcp::{Handlers, McpClient, ServerConfig};
 use engine::trace::{ResumeHow, TraceEvent, TraceKind};
 use futures::FutureExt;

@@ -4,7 +4,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use engine::limits::Limits;
-use engine::session::{Session, TranscriptItem, turns};
+use engine::session::{Session, SessionError, TranscriptItem, turns};
 use engine::timeline::Timeline;
 
 /// Exported by the page on 2026-12-05 (format 1): the demo model and the demo server, two turns
@@ -41,14 +41,18 @@ fn a_format_1_export_opens_whole() {
     assert!(labels.contains(&"tool_use get_weather"), "{labels:?}");
     assert!(labels.iter().any(|l| l.starts_with("tools/call")), "{labels:?}");
     // And the history is still valid to continue the conversation with.
-    assert!(engine::agent::history::check(&s.conversation).is_ok());
+    assert!(engine::claude::history::check(&s.conversation).is_ok());
 }
 
 #[test]
 fn a_file_this_build_cannot_read_says_why() {
     let newer = V1.replacen("\"loopscope_session\": 1", "\"loopscope_session\": 2", 1);
     let e = Session::from_json(&newer, &Limits::default()).unwrap_err();
-    assert!(e.contains("made by a newer Loopscope (session format 2"), "{e}");
+    assert_eq!(e, SessionError::Newer(2));
+    assert!(e.to_string().contains("made by a newer Loopscope (session format 2"), "{e}");
     let big = Limits { file_bytes: 1024, ..Limits::default() };
-    assert!(Session::from_json(V1, &big).unwrap_err().contains("file size"));
+    let e = Session::from_json(V1, &big).unwrap_err();
+    assert!(matches!(e, SessionError::Limit(_)) && e.to_string().contains("file size"), "{e}");
+    let e = Session::from_json(&V1.replacen("\"loopscope_session\": 1", "\"session\": 1", 1), &Limits::default());
+    assert_eq!(e.unwrap_err(), SessionError::NotASession);
 }

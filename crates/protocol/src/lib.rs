@@ -10,3 +10,6 @@ pub mod claude;
 pub mod jsonrpc;
 pub mod mcp;
 pub mod oauth;
+mod read_error;
+
+pub use read_error::ReadError;

@@ -14,6 +14,8 @@
 
 use serde_json::{Value, json};
 
+use crate::ReadError;
+
 fn text(v: &Value, key: &str) -> Option<String> {
     v.get(key)?.as_str().map(str::to_owned)
 }
@@ -26,8 +28,8 @@ fn flag(v: &Value, key: &str) -> bool {
     v.get(key).and_then(Value::as_bool).unwrap_or(false)
 }
 
-fn required(v: &Value, key: &str) -> Result<String, String> {
-    text(v, key).ok_or_else(|| format!("it has no \"{key}\""))
+fn required(v: &Value, key: &'static str) -> Result<String, ReadError> {
+    text(v, key).ok_or(ReadError::Missing(key))
 }
 
 /// RFC 9728 §2: what an MCP server says about itself as a protected resource.
@@ -39,7 +41,7 @@ pub struct ProtectedResourceMetadata {
 }
 
 impl ProtectedResourceMetadata {
-    pub fn read(v: &Value) -> Result<Self, String> {
+    pub fn read(v: &Value) -> Result<Self, ReadError> {
         Ok(Self {
             resource: required(v, "resource")?,
             authorization_servers: list(v, "authorization_servers").unwrap_or_default(),
@@ -66,7 +68,7 @@ pub struct AuthServerMetadata {
 }
 
 impl AuthServerMetadata {
-    pub fn read(v: &Value) -> Result<Self, String> {
+    pub fn read(v: &Value) -> Result<Self, ReadError> {
         Ok(Self {
             issuer: required(v, "issuer")?,
             authorization_endpoint: text(v, "authorization_endpoint"),
@@ -117,7 +119,7 @@ pub struct ClientInformation {
 }
 
 impl ClientInformation {
-    pub fn read(v: &Value) -> Result<Self, String> {
+    pub fn read(v: &Value) -> Result<Self, ReadError> {
         Ok(Self {
             client_id: required(v, "client_id")?,
             client_secret: text(v, "client_secret"),
@@ -138,7 +140,7 @@ pub struct TokenResponse {
 }
 
 impl TokenResponse {
-    pub fn read(v: &Value) -> Result<Self, String> {
+    pub fn read(v: &Value) -> Result<Self, ReadError> {
         let expires_in_s = match v.get("expires_in") {
             Some(Value::Number(n)) => n.as_f64(),
             Some(Value::String(s)) => s.trim().parse().ok(),
@@ -188,7 +190,7 @@ mod tests {
         let m = AuthServerMetadata::read(&json!({"issuer":"https://as.example","token_endpoint":"https://as.example/token","jwks_uri":"x","code_challenge_methods_supported":["S256"]})).unwrap();
         assert!(!m.authorization_response_iss_parameter_supported);
         assert_eq!(m.code_challenge_methods_supported, Some(vec!["S256".to_owned()]));
-        assert_eq!(AuthServerMetadata::read(&json!({"issuer":"x"})).unwrap_err(), "it has no \"token_endpoint\"");
+        assert_eq!(AuthServerMetadata::read(&json!({"issuer":"x"})).unwrap_err(), crate::ReadError::Missing("token_endpoint"));
         let t = TokenResponse::read(&json!({"access_token":"a","token_type":"bearer","expires_in":"3600"})).unwrap();
         assert_eq!(t.expires_in_s, Some(3600.0));
         let p = ProtectedResourceMetadata::read(&json!({"resource":"https://mcp.example/mcp"})).unwrap();

@@ -5,8 +5,8 @@
 
 use serde_json::Value;
 
-use super::history;
 use super::pause::{Breakpoint, Stop};
+use crate::claude::history::{self, HistoryError};
 use crate::trace::RouteTarget;
 use protocol::claude::{CreateMessage, Message, Role};
 
@@ -24,45 +24,115 @@ pub enum Edit {
     Results(Message),
 }
 
+/// Why an edit at a breakpoint cannot be used at all.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EditError {
+    /// The draft does not parse as JSON.
+    #[error("not JSON: {0}")]
+    NotJson(String),
+    /// It parses, but not as the thing edited here (`what`: "a Messages request", "a message").
+    #[error("not {what}: {reason}")]
+    NotA { what: &'static str, reason: String },
+    #[error("tool {0}: input_schema must be a JSON object")]
+    SchemaNotObject(String),
+    /// The tool_use id (at `field`) was changed: the tool_result answers the original.
+    #[error("{field} must stay as it is: the tool_result answers it")]
+    IdChanged { field: &'static str },
+    /// A member is missing or of the wrong kind.
+    #[error("{field} must be {must}")]
+    Field { field: &'static str, must: &'static str },
+    #[error("the tool_results go back in a user message")]
+    ResultsNotFromUser,
+    #[error(
+        "route must be {{\"to\": \"local\", \"function\": …}} or {{\"to\": \"server\", \"server_id\": …, \"tool\": …}} ({0})"
+    )]
+    RouteShape(String),
+    /// The route names a function or server the page does not have; `can_go` lists those it has.
+    #[error("route goes nowhere this page knows; it can go {}", can_go.join("; "))]
+    RouteUnknown { can_go: Vec<String> },
+    #[error("nothing to edit here")]
+    NotEditable,
+}
+
+/// What a draft at a breakpoint is worth, as the paused banner shows it before Continue.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Draft {
+    /// The payload as it was: Continue sends the original.
+    Unchanged,
+    /// An edit the loop can use and the API accepts.
+    Valid(Value),
+    /// An edit the loop can use that breaks one of the API's rules: sent only on purpose, to show
+    /// the API's answer.
+    BreaksRule(Value, HistoryError),
+    /// Cannot be used at all.
+    Invalid(EditError),
+}
+
+impl Draft {
+    /// What Continue sends: the edit, the original (`None`), or nothing at all (`Err`).
+    pub fn to_send(&self) -> Result<Option<Value>, &EditError> {
+        match self {
+            Draft::Unchanged => Ok(None),
+            Draft::Valid(v) | Draft::BreaksRule(v, _) => Ok(Some(v.clone())),
+            Draft::Invalid(e) => Err(e),
+        }
+    }
+}
+
+/// Judges the text of a draft at `stop`.
+pub fn judge(stop: &Stop, text: &str) -> Draft {
+    match serde_json::from_str::<Value>(text) {
+        Err(e) => Draft::Invalid(EditError::NotJson(e.to_string())),
+        Ok(v) if v == stop.payload => Draft::Unchanged,
+        Ok(v) => match check_edit(stop, &v) {
+            Ok(None) => Draft::Valid(v),
+            Ok(Some(rule)) => Draft::BreaksRule(v, rule),
+            Err(e) => Draft::Invalid(e),
+        },
+    }
+}
+
 /// What an edit is worth: `Err` cannot be used at all; `Ok(Some(rule))` can be sent, but breaks
-/// one of the API's rules (named), which the API will refuse.
-pub fn check_edit(stop: &Stop, edited: &Value) -> Result<Option<String>, String> {
+/// one of the API's rules, which the API will refuse.
+pub fn check_edit(stop: &Stop, edited: &Value) -> Result<Option<HistoryError>, EditError> {
     read_edit(stop, edited).map(|(_, rule)| rule)
 }
 
 /// Reads an edit made at `stop`: what it changes, and the API rule it breaks, if any.
-pub fn read_edit(stop: &Stop, edited: &Value) -> Result<(Edit, Option<String>), String> {
-    let refused = |rule: String| format!("the API will refuse it: {rule}");
+pub fn read_edit(stop: &Stop, edited: &Value) -> Result<(Edit, Option<HistoryError>), EditError> {
+    let not_a = |what: &'static str| move |e: serde_json::Error| EditError::NotA { what, reason: e.to_string() };
     match stop.at {
         Breakpoint::Request => {
-            let request: CreateMessage =
-                serde_json::from_value(edited.clone()).map_err(|e| format!("not a Messages request: {e}"))?;
+            let request: CreateMessage = serde_json::from_value(edited.clone()).map_err(not_a("a Messages request"))?;
             if let Some(t) = request.tools.iter().find(|t| !t.input_schema.is_object()) {
-                return Err(format!("tool {}: input_schema must be a JSON object", t.name));
+                return Err(EditError::SchemaNotObject(t.name.clone()));
             }
-            let rule = history::check(&request.messages).err().map(refused);
+            let rule = history::check(&request.messages).err();
             Ok((Edit::Request(Box::new(request)), rule))
         }
         Breakpoint::ToolUse => {
             let id = edited.get("id").and_then(Value::as_str);
             if id != stop.payload.get("id").and_then(Value::as_str) {
-                return Err("the id must stay as it is: the tool_result answers it".into());
+                return Err(EditError::IdChanged { field: "the id" });
             }
-            let name = edited.get("name").and_then(Value::as_str).ok_or("\"name\" must be a string")?;
-            let input = edited.get("input").filter(|i| i.is_object()).ok_or("\"input\" must be a JSON object")?;
+            let name = edited.get("name").and_then(Value::as_str);
+            let name = name.ok_or(EditError::Field { field: "\"name\"", must: "a string" })?;
+            let input = edited.get("input").filter(|i| i.is_object());
+            let input = input.ok_or(EditError::Field { field: "\"input\"", must: "a JSON object" })?;
             Ok((Edit::ToolUse { name: name.to_owned(), input: input.clone() }, None))
         }
         Breakpoint::Results => {
-            let message: Message = serde_json::from_value(edited.clone()).map_err(|e| format!("not a message: {e}"))?;
+            let message: Message = serde_json::from_value(edited.clone()).map_err(not_a("a message"))?;
             if message.role != Role::User {
-                return Err("the tool_results go back in a user message".into());
+                return Err(EditError::ResultsNotFromUser);
             }
             let mut all = stop.history.clone();
             all.push(message.clone());
-            Ok((Edit::Results(message), history::check(&all).err().map(refused)))
+            Ok((Edit::Results(message), history::check(&all).err()))
         }
         Breakpoint::Route => route_edit(stop, edited).map(|(input, to)| (Edit::Route { input, to }, None)),
-        Breakpoint::Error => Err("nothing to edit here".into()),
+        Breakpoint::Error => Err(EditError::NotEditable),
     }
 }
 
@@ -80,34 +150,32 @@ pub fn route_hint(t: &RouteTarget) -> String {
 /// A phase 3 edit, read: the arguments the call will carry and where it goes. The tool_use's
 /// id stays (the tool_result answers it); the destination must be one of the stop's targets (a
 /// function of the page, or a connected server, whose label is the page's own).
-pub fn route_edit(stop: &Stop, edited: &Value) -> Result<(Value, RouteTarget), String> {
+pub fn route_edit(stop: &Stop, edited: &Value) -> Result<(Value, RouteTarget), EditError> {
     let id = edited.pointer("/tool_use/id").and_then(Value::as_str);
     if id != stop.payload.pointer("/tool_use/id").and_then(Value::as_str) {
-        return Err("tool_use.id must stay as it is: the tool_result answers it".into());
+        return Err(EditError::IdChanged { field: "tool_use.id" });
     }
     let input = edited.pointer("/tool_use/input").filter(|i| i.is_object()).cloned();
-    let input = input.ok_or("tool_use.input must be a JSON object: the call's arguments")?;
+    let input =
+        input.ok_or(EditError::Field { field: "tool_use.input", must: "a JSON object: the call's arguments" })?;
     let mut route = edited.get("route").cloned().unwrap_or(Value::Null);
     // The label is the page's, whatever the edit says: it may be left out.
     if let Some(r) = route.as_object_mut().filter(|r| r.get("to").and_then(Value::as_str) == Some("server")) {
         r.entry("label").or_insert_with(|| Value::String(String::new()));
     }
-    let target: RouteTarget = serde_json::from_value(route).map_err(|e| {
-        format!("route must be {{\"to\": \"local\", \"function\": …}} or {{\"to\": \"server\", \"server_id\": …, \"tool\": …}} ({e})")
-    })?;
+    let target: RouteTarget = serde_json::from_value(route).map_err(|e| EditError::RouteShape(e.to_string()))?;
     let known = |t: &RouteTarget| match (t, &target) {
         (RouteTarget::Local { function: a }, RouteTarget::Local { function: b }) => a == b,
         (RouteTarget::Server { server_id: a, .. }, RouteTarget::Server { server_id: b, .. }) => a == b,
         _ => false,
     };
     let Some(place) = stop.targets.iter().find(|t| known(t)) else {
-        let names: Vec<String> = stop.targets.iter().map(RouteTarget::arrow).collect();
-        return Err(format!("route goes nowhere this page knows; it can go {}", names.join("; ")));
+        return Err(EditError::RouteUnknown { can_go: stop.targets.iter().map(RouteTarget::arrow).collect() });
     };
     let target = match (place, target) {
         (RouteTarget::Server { server_id, label, .. }, RouteTarget::Server { tool, .. }) => {
             if tool.trim().is_empty() {
-                return Err("route.tool must name the server's tool".into());
+                return Err(EditError::Field { field: "route.tool", must: "the name of the server's tool" });
             }
             RouteTarget::Server { server_id: server_id.clone(), label: label.clone(), tool }
         }
@@ -130,8 +198,10 @@ mod tests {
     fn an_edited_tool_use_keeps_its_id_and_an_object_input() {
         let s = stop(Breakpoint::ToolUse, json!({"type":"tool_use","id":"t1","name":"a","input":{}}), vec![]);
         assert_eq!(check_edit(&s, &json!({"id":"t1","name":"a","input":{"x":1}})), Ok(None));
-        assert!(check_edit(&s, &json!({"id":"t2","name":"a","input":{}})).unwrap_err().contains("id must stay"));
-        assert!(check_edit(&s, &json!({"id":"t1","name":"a","input":"x"})).unwrap_err().contains("input"));
+        assert!(
+            check_edit(&s, &json!({"id":"t2","name":"a","input":{}})).unwrap_err().to_string().contains("id must stay")
+        );
+        assert!(check_edit(&s, &json!({"id":"t1","name":"a","input":"x"})).unwrap_err().to_string().contains("input"));
     }
 
     #[test]
@@ -146,10 +216,10 @@ mod tests {
             {"type":"tool_result","tool_use_id":"t1","content":"1"},{"type":"tool_result","tool_use_id":"t2","content":"2"}]});
         assert_eq!(check_edit(&s, &both), Ok(None));
         let orphan = json!({"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"1"}]});
-        assert!(check_edit(&s, &orphan).unwrap().unwrap().contains("no tool_result for t2"));
+        assert!(check_edit(&s, &orphan).unwrap().unwrap().to_string().contains("no tool_result for t2"));
         let late = json!({"role":"user","content":[{"type":"text","text":"x"},
             {"type":"tool_result","tool_use_id":"t1","content":"1"},{"type":"tool_result","tool_use_id":"t2","content":"2"}]});
-        assert!(check_edit(&s, &late).unwrap().unwrap().contains("must come first"));
+        assert!(check_edit(&s, &late).unwrap().unwrap().to_string().contains("must come first"));
         assert!(check_edit(&s, &json!({"role":"user"})).is_err(), "not a message at all");
     }
 
@@ -161,7 +231,7 @@ mod tests {
         assert_eq!(check_edit(&s, &ok), Ok(None));
         assert!(check_edit(&s, &json!({"model":"m"})).is_err());
         let broken = json!({"model":"m","max_tokens":10,"messages":[{"role":"assistant","content":[{"type":"text","text":"hi"}]}]});
-        assert!(check_edit(&s, &broken).unwrap().unwrap().contains("first message must be the user's"));
+        assert!(check_edit(&s, &broken).unwrap().unwrap().to_string().contains("first message must be the user's"));
     }
 
     #[test]
@@ -192,13 +262,13 @@ mod tests {
         // What cannot be used says why.
         let nowhere =
             json!({"tool_use": {"id": "t1", "input": {}}, "route": {"to": "server", "server_id": "s9", "tool": "x"}});
-        assert!(check_edit(&s, &nowhere).unwrap_err().contains("goes nowhere this page knows"));
+        assert!(check_edit(&s, &nowhere).unwrap_err().to_string().contains("goes nowhere this page knows"));
         let other_id =
             json!({"tool_use": {"id": "t2", "input": {}}, "route": {"to": "local", "function": "calculate"}});
-        assert!(check_edit(&s, &other_id).unwrap_err().contains("id must stay"));
+        assert!(check_edit(&s, &other_id).unwrap_err().to_string().contains("id must stay"));
         let no_tool =
             json!({"tool_use": {"id": "t1", "input": {}}, "route": {"to": "server", "server_id": "s2", "tool": " "}});
-        assert!(check_edit(&s, &no_tool).unwrap_err().contains("route.tool"));
+        assert!(check_edit(&s, &no_tool).unwrap_err().to_string().contains("route.tool"));
         let refused = json!({"tool_use": {"id": "t1", "input": {}}, "route": {"to": "refused", "reason": "no"}});
         assert!(check_edit(&s, &refused).is_err());
     }

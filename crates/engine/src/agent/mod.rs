@@ -8,7 +8,6 @@ pub mod content;
 mod cost;
 pub mod edit;
 mod events;
-pub mod history;
 pub mod local;
 pub mod pause;
 pub mod route;
@@ -18,7 +17,7 @@ mod steps;
 
 pub use catalog::{Catalog, Origin};
 pub use consent::{AskWhy, Consent, Driver};
-pub use edit::{Edit, check_edit, read_edit, route_hint};
+pub use edit::{Draft, Edit, EditError, check_edit, judge, read_edit, route_hint};
 pub use events::{AgentEvent, Speaker, TurnEnd, TurnOutcome};
 pub use pause::{Breakpoint, Pauser, Resume, Stop};
 pub use run::{Agent, Approver, Emit, ServerHandle, Turn, approval};

@@ -92,7 +92,7 @@ pub struct Stop {
     /// The conversation before the payload, to check an edit of the tool_results against.
     pub history: Vec<Message>,
     /// Why the last edit could not be used, when the loop asks again.
-    pub problem: Option<String>,
+    pub problem: Option<super::edit::EditError>,
     /// At phase 3, where a call may be sent instead: each of the page's functions, each
     /// connected server (its `tool` left empty). Empty elsewhere.
     pub targets: Vec<RouteTarget>,

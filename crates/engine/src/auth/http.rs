@@ -50,7 +50,7 @@ pub(super) struct Answer {
 }
 
 /// Reads one kind of document from its JSON.
-pub(super) type Reader<T> = fn(&Value) -> Result<T, String>;
+pub(super) type Reader<T> = fn(&Value) -> Result<T, protocol::ReadError>;
 
 impl<P: Platform> Auth<P> {
     /// Registers a secret, as written and as a form body carries it.

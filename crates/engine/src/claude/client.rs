@@ -158,7 +158,7 @@ impl<P: Platform> ClaudeClient<P> {
                 );
                 let parsed = match check_json_depth(&event.data, limits.json_depth) {
                     Err(limit) => Err(limit.to_string()),
-                    Ok(()) => StreamEvent::parse(&event.data),
+                    Ok(()) => StreamEvent::parse(&event.data).map_err(|e| e.to_string()),
                 };
                 let parsed = match parsed {
                     Ok(p) => p,

@@ -18,7 +18,7 @@ pub enum ClaudeError {
     /// The conversation breaks a rule the API would reject with a 400, caught before
     /// sending.
     #[error("the conversation is not valid to send: {0}")]
-    InvalidHistory(String),
+    InvalidHistory(super::history::HistoryError),
     #[error("cancelled")]
     Cancelled,
     /// The answer passed a limit (`engine::limits`): refused as it arrived.

@@ -4,6 +4,7 @@ mod accumulate;
 pub mod caching;
 mod client;
 mod error;
+pub mod history;
 pub mod retry;
 mod settings;
 

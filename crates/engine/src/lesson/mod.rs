@@ -18,7 +18,7 @@ use crate::platform::{HttpRequest, Platform};
 use crate::url_policy::{self, UrlRefusal, WebUrl};
 
 pub use plan::{PlannedFault, StepPlan};
-pub use read::read;
+pub use read::{Mistake, MistakeKind, read};
 
 /// The format's version: a lesson names it in `"lesson"`.
 pub const LESSON_VERSION: u64 = 1;
@@ -172,8 +172,12 @@ pub enum LessonError {
         why: UrlRefusal,
     },
     NotJson(String),
-    /// JSON, but not a lesson this page reads; the path says where.
-    Invalid(String),
+    /// JSON nested deeper than a lesson may be.
+    TooDeep,
+    /// A link's `#lesson=` part that does not decode to text.
+    BadLink,
+    /// JSON, but not a lesson this page reads; the mistake says where.
+    Invalid(read::Mistake),
 }
 
 impl fmt::Display for LessonError {
@@ -192,6 +196,10 @@ impl fmt::Display for LessonError {
             ),
             LessonError::Refused { url, why } => write!(f, "the address {url} was not fetched: {why}"),
             LessonError::NotJson(e) => write!(f, "the document is not JSON ({e})"),
+            LessonError::BadLink => write!(f, "the link's #lesson= part is not base64url text"),
+            LessonError::TooDeep => {
+                write!(f, "not a lesson this page can read: it nests deeper than {MAX_DEPTH} levels")
+            }
             LessonError::Invalid(e) => write!(f, "not a lesson this page can read: {e}"),
         }
     }
@@ -208,7 +216,7 @@ pub fn parse_with_json(text: &str) -> Result<(Lesson, serde_json::Value), Lesson
         return Err(LessonError::TooBig);
     }
     if !crate::limits::json_depth_within(text, MAX_DEPTH) {
-        return Err(LessonError::Invalid(format!("it nests deeper than {MAX_DEPTH} levels")));
+        return Err(LessonError::TooDeep);
     }
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| LessonError::NotJson(e.to_string()))?;
     let lesson = read(&value).map_err(LessonError::Invalid)?;
@@ -259,9 +267,7 @@ pub enum LessonSource {
 pub fn source(search: &str, hash: &str) -> Option<Result<LessonSource, LessonError>> {
     let from_hash = form_decode(hash.trim_start_matches('#')).into_iter().find(|(k, _)| k == "lesson");
     if let Some((_, encoded)) = from_hash {
-        let text = base64_decode(&encoded)
-            .and_then(|bytes| String::from_utf8(bytes).ok())
-            .ok_or_else(|| LessonError::Invalid("the link's #lesson= part is not base64url text".into()));
+        let text = base64_decode(&encoded).and_then(|bytes| String::from_utf8(bytes).ok()).ok_or(LessonError::BadLink);
         return Some(text.map(LessonSource::Inline));
     }
     form_decode(search).into_iter().find(|(k, v)| k == "lesson" && !v.is_empty()).map(|(_, v)| Ok(LessonSource::Url(v)))
@@ -288,7 +294,7 @@ mod tests {
         assert!(link.starts_with("http://127.0.0.1:8080/?x#lesson="), "{link}");
         let hash = &link[link.find('#').unwrap()..];
         assert_eq!(source("?lesson=elsewhere.json", hash), Some(Ok(LessonSource::Inline(r#"{"lesson":1}"#.into()))));
-        assert!(matches!(source("", "#lesson=%%%"), Some(Err(LessonError::Invalid(_)))));
+        assert!(matches!(source("", "#lesson=%%%"), Some(Err(LessonError::BadLink))));
     }
 
     #[test]

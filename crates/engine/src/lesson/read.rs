@@ -14,197 +14,239 @@ use crate::faults::{Fault, Times};
 
 type Obj = Map<String, Value>;
 
-fn object<'a>(v: &'a Value, at: &str) -> Result<&'a Obj, String> {
-    v.as_object().ok_or_else(|| format!("{at} must be an object"))
+/// What is wrong in a lesson document, and where (`steps[2].faults[0].fault`; empty for the
+/// document as a whole).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}{kind}", if at.is_empty() { String::new() } else { format!("{at}: ") })]
+pub struct Mistake {
+    pub at: String,
+    pub kind: MistakeKind,
 }
 
-fn text(o: &Obj, key: &str, at: &str) -> Result<Option<String>, String> {
+/// One kind of mistake a lesson's author can make.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MistakeKind {
+    #[error("must be {0}")]
+    WrongType(&'static str),
+    #[error("has \"{key}\", which a lesson does not have (it may have: {})", allowed.join(", "))]
+    UnknownKey { key: String, allowed: &'static [&'static str] },
+    #[error("needs {0}")]
+    Needs(&'static str),
+    #[error("must be a phase 1 to 4 or one of: {}", Breakpoint::ALL.map(|b| b.name()).join(", "))]
+    NotABreakpoint,
+    #[error("\"{0}\" is not one of: {keys}", keys = Fault::catalog().iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", "))]
+    NotAFault(String),
+    #[error("\"{0}\" happens on a server: say which, with \"server\"")]
+    FaultNeedsServer(String),
+    #[error("\"{0}\" happens on Claude's side: it takes no \"server\"")]
+    FaultTakesNoServer(String),
+    #[error("\"{0}\" is not one of the lesson's servers")]
+    UnknownServer(String),
+    #[error("{0} answers; a step scripts at most {MAX_REPLIES}")]
+    TooManyReplies(usize),
+    #[error("{0}")]
+    Address(crate::server_address::AddressError),
+    #[error("carries credentials (a user name, or a key in the query): a lesson may not")]
+    Credentials,
+    #[error("the document has no \"lesson\" version field (write \"lesson\": 1)")]
+    NoVersion,
+    #[error("it is lesson format {0}, made for a newer Loopscope (this page reads {LESSON_VERSION})")]
+    Newer(u64),
+    #[error("\"model\": \"{0}\" is not \"demo\" or \"claude\"")]
+    NotAModel(String),
+    #[error("a lesson needs at least one step in \"steps\"")]
+    NoSteps,
+    #[error("{0} steps; a lesson has at most {MAX_STEPS}")]
+    TooManySteps(usize),
+}
+
+type Read<T> = Result<T, Mistake>;
+
+fn at(at: &str, kind: MistakeKind) -> Mistake {
+    Mistake { at: at.to_owned(), kind }
+}
+
+fn wrong(place: &str, must: &'static str) -> Mistake {
+    at(place, MistakeKind::WrongType(must))
+}
+
+fn object<'a>(v: &'a Value, place: &str) -> Read<&'a Obj> {
+    v.as_object().ok_or_else(|| wrong(place, "an object"))
+}
+
+fn text(o: &Obj, key: &str, place: &str) -> Read<Option<String>> {
     match o.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(format!("{at}.{key} must be a string")),
+        Some(_) => Err(wrong(&format!("{place}.{key}"), "a string")),
     }
 }
 
-fn list<'a>(o: &'a Obj, key: &str, at: &str) -> Result<&'a [Value], String> {
+fn list<'a>(o: &'a Obj, key: &str, place: &str) -> Read<&'a [Value]> {
     match o.get(key) {
         None | Some(Value::Null) => Ok(&[]),
         Some(Value::Array(a)) => Ok(a),
-        Some(_) => Err(format!("{at}.{key} must be a list")),
+        Some(_) => Err(wrong(&format!("{place}.{key}"), "a list")),
     }
 }
 
 /// Each key must be one the format knows: a typo ("breakpoint") is named, not ignored.
-fn known(o: &Obj, keys: &[&str], at: &str) -> Result<(), String> {
+fn known(o: &Obj, keys: &'static [&'static str], place: &str) -> Read<()> {
     match o.keys().find(|k| !keys.contains(&k.as_str())) {
-        Some(k) => Err(format!("{at} has \"{k}\", which a lesson does not have (it may have: {})", keys.join(", "))),
+        Some(k) => Err(at(place, MistakeKind::UnknownKey { key: k.clone(), allowed: keys })),
         None => Ok(()),
     }
 }
 
 /// A breakpoint by its name in the format, or by its phase number.
-fn breakpoint(v: &Value, at: &str) -> Result<Breakpoint, String> {
+fn breakpoint(v: &Value, place: &str) -> Read<Breakpoint> {
     let found = match v {
         Value::Number(n) => n.as_u64().and_then(|n| u8::try_from(n).ok()).and_then(Breakpoint::of_phase),
         Value::String(s) => Breakpoint::ALL.into_iter().find(|b| b.name() == s),
         _ => None,
     };
-    found.ok_or_else(|| {
-        let names: Vec<&str> = Breakpoint::ALL.iter().map(|b| b.name()).collect();
-        format!("{at} must be a phase 1 to 4 or one of: {}", names.join(", "))
-    })
+    found.ok_or_else(|| at(place, MistakeKind::NotABreakpoint))
 }
 
-fn fault(v: &Value, at: &str) -> Result<LessonFault, String> {
-    let o = object(v, at)?;
-    known(o, &["fault", "server", "tool", "every"], at)?;
-    let key = text(o, "fault", at)?.ok_or_else(|| format!("{at} needs \"fault\""))?;
-    let fault = Fault::by_key(&key).ok_or_else(|| {
-        let keys: Vec<&str> = Fault::catalog().iter().map(|(k, _)| *k).collect();
-        format!("{at}.fault: \"{key}\" is not one of: {}", keys.join(", "))
-    })?;
-    let server = text(o, "server", at)?;
+fn fault(v: &Value, place: &str) -> Read<LessonFault> {
+    let o = object(v, place)?;
+    known(o, &["fault", "server", "tool", "every"], place)?;
+    let key = text(o, "fault", place)?.ok_or_else(|| at(place, MistakeKind::Needs("\"fault\"")))?;
+    let Some(fault) = Fault::by_key(&key) else {
+        return Err(at(&format!("{place}.fault"), MistakeKind::NotAFault(key)));
+    };
+    let server = text(o, "server", place)?;
     match (fault.on_claude_side(), &server) {
-        (false, None) => return Err(format!("{at}: \"{key}\" happens on a server: say which, with \"server\"")),
-        (true, Some(_)) => {
-            return Err(format!("{at}: \"{key}\" happens on Claude's side: it takes no \"server\""));
-        }
+        (false, None) => return Err(at(place, MistakeKind::FaultNeedsServer(key))),
+        (true, Some(_)) => return Err(at(place, MistakeKind::FaultTakesNoServer(key))),
         _ => {}
     }
     let every = match o.get("every") {
         None | Some(Value::Null) => false,
         Some(Value::Bool(b)) => *b,
-        Some(_) => return Err(format!("{at}.every must be true or false")),
+        Some(_) => return Err(wrong(&format!("{place}.every"), "true or false")),
     };
-    Ok(LessonFault { fault, server, tool: text(o, "tool", at)?, times: if every { Times::Every } else { Times::Next } })
+    let times = if every { Times::Every } else { Times::Next };
+    Ok(LessonFault { fault, server, tool: text(o, "tool", place)?, times })
 }
 
 /// A scripted demo-model answer: `{"text", "tool_use": [{"name", "input"}]}`.
-fn reply(v: &Value, at: &str) -> Result<Reply, String> {
-    let o = object(v, at)?;
-    known(o, &["text", "tool_use"], at)?;
-    let calls = list(o, "tool_use", at)?
+fn reply(v: &Value, place: &str) -> Read<Reply> {
+    let o = object(v, place)?;
+    known(o, &["text", "tool_use"], place)?;
+    let calls = list(o, "tool_use", place)?
         .iter()
         .enumerate()
         .map(|(i, c)| {
-            let at = format!("{at}.tool_use[{i}]");
-            let c = object(c, &at)?;
-            known(c, &["name", "input"], &at)?;
-            let name = text(c, "name", &at)?.ok_or_else(|| format!("{at} needs \"name\""))?;
+            let place = format!("{place}.tool_use[{i}]");
+            let c = object(c, &place)?;
+            known(c, &["name", "input"], &place)?;
+            let name = text(c, "name", &place)?.ok_or_else(|| at(&place, MistakeKind::Needs("\"name\"")))?;
             let input = c.get("input").cloned().unwrap_or_else(|| Value::Object(Map::new()));
             if !input.is_object() {
-                return Err(format!("{at}.input must be an object"));
+                return Err(wrong(&format!("{place}.input"), "an object"));
             }
             Ok((name, input))
         })
-        .collect::<Result<Vec<_>, _>>()?;
-    let words = text(o, "text", at)?.unwrap_or_default();
+        .collect::<Read<Vec<_>>>()?;
+    let words = text(o, "text", place)?.unwrap_or_default();
     if words.is_empty() && calls.is_empty() {
-        return Err(format!("{at} needs \"text\" or \"tool_use\""));
+        return Err(at(place, MistakeKind::Needs("\"text\" or \"tool_use\"")));
     }
     Ok(Reply::scripted(&words, calls))
 }
 
-fn server(v: &Value, at: &str) -> Result<LessonServer, String> {
-    let o = object(v, at)?;
-    known(o, &["demo", "url", "label"], at)?;
+fn server(v: &Value, place: &str) -> Read<LessonServer> {
+    let o = object(v, place)?;
+    known(o, &["demo", "url", "label"], place)?;
     if o.get("demo") == Some(&Value::Bool(true)) {
         return Ok(LessonServer::Demo);
     }
-    let url = text(o, "url", at)?.ok_or_else(|| format!("{at} needs \"url\" (or \"demo\": true)"))?;
+    let url = text(o, "url", place)?.ok_or_else(|| at(place, MistakeKind::Needs("\"url\" (or \"demo\": true)")))?;
     // The user will see it on the consent screen before anything connects: their rules apply
     // (plain http on a LAN allowed, with a warning there), and secrets never ride in a lesson.
-    let address = crate::server_address::prepare(&url).map_err(|e| format!("{at}.url: {e}"))?;
+    let url_at = format!("{place}.url");
+    let address = crate::server_address::prepare(&url).map_err(|e| at(&url_at, MistakeKind::Address(e)))?;
     if !address.moved.is_empty() {
-        return Err(format!("{at}.url carries credentials (a user name, or a key in the query): a lesson may not"));
+        return Err(at(&url_at, MistakeKind::Credentials));
     }
     let url = address.url;
-    let label = text(o, "label", at)?.ok_or_else(|| format!("{at} needs \"label\": faults name the server by it"))?;
+    let label = text(o, "label", place)?;
+    let label = label.ok_or_else(|| at(place, MistakeKind::Needs("\"label\": faults name the server by it")))?;
     Ok(LessonServer::Url { url, label })
 }
 
-fn step(v: &Value, at: &str, servers: &[LessonServer]) -> Result<Step, String> {
-    let o = object(v, at)?;
-    known(o, &["title", "text", "do", "look", "ask", "breakpoints", "faults", "replies"], at)?;
-    let replies = list(o, "replies", at)?;
+fn step(v: &Value, place: &str, servers: &[LessonServer]) -> Read<Step> {
+    let o = object(v, place)?;
+    known(o, &["title", "text", "do", "look", "ask", "breakpoints", "faults", "replies"], place)?;
+    let replies = list(o, "replies", place)?;
     if replies.len() > MAX_REPLIES {
-        return Err(format!("{at}.replies: {} answers; a step scripts at most {MAX_REPLIES}", replies.len()));
+        return Err(at(&format!("{place}.replies"), MistakeKind::TooManyReplies(replies.len())));
     }
-    let faults = list(o, "faults", at)?
+    let faults = list(o, "faults", place)?
         .iter()
         .enumerate()
-        .map(|(i, f)| fault(f, &format!("{at}.faults[{i}]")))
-        .collect::<Result<Vec<_>, _>>()?;
-    if let Some((i, f)) = faults
-        .iter()
-        .enumerate()
-        .find(|(_, f)| f.server.as_deref().is_some_and(|label| !servers.iter().any(|s| s.label() == label)))
-    {
-        return Err(format!(
-            "{at}.faults[{i}].server: \"{}\" is not one of the lesson's servers",
-            f.server.as_deref().unwrap_or_default()
-        ));
+        .map(|(i, f)| fault(f, &format!("{place}.faults[{i}]")))
+        .collect::<Read<Vec<_>>>()?;
+    for (i, f) in faults.iter().enumerate() {
+        if let Some(label) = f.server.as_deref().filter(|label| !servers.iter().any(|s| s.label() == *label)) {
+            return Err(at(&format!("{place}.faults[{i}].server"), MistakeKind::UnknownServer(label.to_owned())));
+        }
     }
     Ok(Step {
-        title: text(o, "title", at)?.unwrap_or_default(),
-        text: text(o, "text", at)?.ok_or_else(|| format!("{at} needs \"text\""))?,
-        action: text(o, "do", at)?,
-        look: text(o, "look", at)?,
-        ask: text(o, "ask", at)?,
-        breakpoints: list(o, "breakpoints", at)?
+        title: text(o, "title", place)?.unwrap_or_default(),
+        text: text(o, "text", place)?.ok_or_else(|| at(place, MistakeKind::Needs("\"text\"")))?,
+        action: text(o, "do", place)?,
+        look: text(o, "look", place)?,
+        ask: text(o, "ask", place)?,
+        breakpoints: list(o, "breakpoints", place)?
             .iter()
             .enumerate()
-            .map(|(i, b)| breakpoint(b, &format!("{at}.breakpoints[{i}]")))
-            .collect::<Result<_, _>>()?,
+            .map(|(i, b)| breakpoint(b, &format!("{place}.breakpoints[{i}]")))
+            .collect::<Read<_>>()?,
         faults,
         replies: replies
             .iter()
             .enumerate()
-            .map(|(i, r)| reply(r, &format!("{at}.replies[{i}]")))
-            .collect::<Result<_, _>>()?,
+            .map(|(i, r)| reply(r, &format!("{place}.replies[{i}]")))
+            .collect::<Read<_>>()?,
     })
 }
 
 /// Reads a lesson document.
-pub fn read(v: &Value) -> Result<Lesson, String> {
-    let o = object(v, "the document")?;
+pub fn read(v: &Value) -> Result<Lesson, Mistake> {
+    const DOC: &str = "the document";
+    let o = object(v, DOC)?;
     match o.get("lesson").and_then(Value::as_u64) {
-        None => return Err("the document has no \"lesson\" version field (write \"lesson\": 1)".into()),
-        Some(n) if n > LESSON_VERSION => {
-            return Err(format!(
-                "it is lesson format {n}, made for a newer Loopscope (this page reads {LESSON_VERSION})"
-            ));
-        }
+        None => return Err(at("", MistakeKind::NoVersion)),
+        Some(n) if n > LESSON_VERSION => return Err(at("", MistakeKind::Newer(n))),
         Some(_) => {}
     }
-    known(o, &["lesson", "title", "intro", "model", "servers", "steps"], "the document")?;
-    let model = match text(o, "model", "the document")?.as_deref() {
+    known(o, &["lesson", "title", "intro", "model", "servers", "steps"], DOC)?;
+    let model = match text(o, "model", DOC)?.as_deref() {
         None => LessonModel::Any,
         Some("demo") => LessonModel::Demo,
         Some("claude") => LessonModel::Claude,
-        Some(other) => return Err(format!("\"model\": \"{other}\" is not \"demo\" or \"claude\"")),
+        Some(other) => return Err(at("", MistakeKind::NotAModel(other.to_owned()))),
     };
-    let servers = list(o, "servers", "the document")?
+    let servers = list(o, "servers", DOC)?
         .iter()
         .enumerate()
         .map(|(i, s)| server(s, &format!("servers[{i}]")))
-        .collect::<Result<Vec<_>, _>>()?;
-    let steps = list(o, "steps", "the document")?;
+        .collect::<Read<Vec<_>>>()?;
+    let steps = list(o, "steps", DOC)?;
     if steps.is_empty() {
-        return Err("a lesson needs at least one step in \"steps\"".into());
+        return Err(at("", MistakeKind::NoSteps));
     }
     if steps.len() > MAX_STEPS {
-        return Err(format!("{} steps; a lesson has at most {MAX_STEPS}", steps.len()));
+        return Err(at("", MistakeKind::TooManySteps(steps.len())));
     }
     Ok(Lesson {
-        title: text(o, "title", "the document")?.ok_or("the document needs a \"title\"")?,
-        intro: text(o, "intro", "the document")?.unwrap_or_default(),
+        title: text(o, "title", DOC)?.ok_or_else(|| at(DOC, MistakeKind::Needs("a \"title\"")))?,
+        intro: text(o, "intro", DOC)?.unwrap_or_default(),
         model,
-        steps: steps
-            .iter()
-            .enumerate()
-            .map(|(i, s)| step(s, &format!("steps[{i}]"), &servers))
-            .collect::<Result<_, _>>()?,
+        steps: steps.iter().enumerate().map(|(i, s)| step(s, &format!("steps[{i}]"), &servers)).collect::<Read<_>>()?,
         servers,
     })
 }
@@ -255,7 +297,9 @@ mod tests {
     #[test]
     fn each_mistake_is_named_where_it_is() {
         let step = |s: Value| {
-            read(&json!({"lesson": 1, "title": "t", "servers": [{"demo": true}], "steps": [s]})).unwrap_err()
+            read(&json!({"lesson": 1, "title": "t", "servers": [{"demo": true}], "steps": [s]}))
+                .unwrap_err()
+                .to_string()
         };
         assert!(
             step(json!({"text": "x", "faults": [{"fault": "http-999", "server": "demo"}]}))
@@ -271,24 +315,25 @@ mod tests {
         );
         assert!(
             step(json!({"text": "x", "breakpoint": [1]}))
-                .starts_with("steps[0] has \"breakpoint\", which a lesson does not have")
+                .starts_with("steps[0]: has \"breakpoint\", which a lesson does not have")
         );
         assert!(
             step(json!({"text": "x", "breakpoints": [5]}))
-                .starts_with("steps[0].breakpoints[0] must be a phase 1 to 4")
+                .starts_with("steps[0].breakpoints[0]: must be a phase 1 to 4")
         );
-        assert_eq!(step(json!({"title": "no text"})), "steps[0] needs \"text\"");
+        assert_eq!(step(json!({"title": "no text"})), "steps[0]: needs \"text\"");
         assert_eq!(
             step(json!({"text": "x", "replies": [{"tool_use": [{"name": "a", "input": [1]}]}]})),
-            "steps[0].replies[0].tool_use[0].input must be an object"
+            "steps[0].replies[0].tool_use[0].input: must be an object"
         );
         assert!(
             read(&json!({"lesson": 2, "title": "t", "steps": [{"text": "x"}]}))
                 .unwrap_err()
+                .to_string()
                 .contains("newer Loopscope")
         );
         assert_eq!(
-            read(&json!({"lesson": 1, "title": "t", "steps": []})).unwrap_err(),
+            read(&json!({"lesson": 1, "title": "t", "steps": []})).unwrap_err().to_string(),
             "a lesson needs at least one step in \"steps\""
         );
     }

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::ApiErrorDetail;
+use crate::ReadError;
 
 /// One event of the stream, as its `data` says.
 #[derive(Clone, Debug, PartialEq)]
@@ -84,10 +85,10 @@ fn usage_of(v: Option<&Value>) -> Option<Usage> {
 impl StreamEvent {
     /// Reads one event's data, once. Read from the JSON value by hand rather than derived: a
     /// derived internally tagged enum costs the page about 20 KB gzip (docs/size.md).
-    pub fn parse(data: &str) -> Result<StreamEvent, String> {
-        let mut v: Value = serde_json::from_str(data).map_err(|e| e.to_string())?;
-        let kind = take_str(&mut v, "type").ok_or("a stream event without a type")?;
-        let index = || v.get("index").and_then(Value::as_u64).map(|i| i as usize).ok_or("an event without an index");
+    pub fn parse(data: &str) -> Result<StreamEvent, ReadError> {
+        let mut v: Value = serde_json::from_str(data)?;
+        let kind = take_str(&mut v, "type").ok_or(ReadError::Missing("type"))?;
+        let index = || v.get("index").and_then(Value::as_u64).map(|i| i as usize).ok_or(ReadError::Missing("index"));
         Ok(match kind.as_str() {
             "message_start" => {
                 let mut m = v.get_mut("message").map(Value::take).unwrap_or_default();

@@ -19,57 +19,78 @@ pub fn without_tool_results(messages: &[Message]) -> Vec<Message> {
     out
 }
 
-pub fn check(messages: &[Message]) -> Result<(), String> {
-    let Some(first) = messages.first() else { return Err("there are no messages".into()) };
+/// A rule of the API's that a conversation breaks, at the message (0-based) where it shows.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum HistoryError {
+    #[error("there are no messages")]
+    NoMessages,
+    #[error("the first message must be the user's")]
+    FirstNotUser,
+    #[error("message {0} is empty")]
+    EmptyMessage(usize),
+    #[error("message {0}: a tool_result in an assistant message")]
+    ResultFromAssistant(usize),
+    #[error("message {at}: tool_result for {id} answers no tool_use of the message before it")]
+    Unasked { at: usize, id: String },
+    #[error("message {0}: tool_result blocks must come first, before any text")]
+    ResultsNotFirst(usize),
+    #[error("message {0}: its tool_use blocks are not answered by the user")]
+    NotAnsweredByUser(usize),
+    #[error("message {at}: no tool_result for {}", ids.join(", "))]
+    Unanswered { at: usize, ids: Vec<String> },
+    #[error("message {at}: {results} tool_result blocks for {uses} tool_use blocks")]
+    Count { at: usize, results: usize, uses: usize },
+    #[error("message {0}: its tool_use blocks have no tool_result yet")]
+    Pending(usize),
+}
+
+/// Checks a conversation against the API's rules: the one place the tool_result pairing rule is
+/// written (the loop before each request, an edit at a breakpoint, a resumed session).
+pub fn check(messages: &[Message]) -> Result<(), HistoryError> {
+    use HistoryError as E;
+    let Some(first) = messages.first() else { return Err(E::NoMessages) };
     if first.role != Role::User {
-        return Err("the first message must be the user's".into());
+        return Err(E::FirstNotUser);
     }
+    let mut before: Option<&Message> = None;
     for (i, m) in messages.iter().enumerate() {
         let last = i + 1 == messages.len();
         if m.content.is_empty() && !(last && m.role == Role::Assistant) {
-            return Err(format!("message {i} is empty"));
+            return Err(E::EmptyMessage(i));
         }
-        let asked: Vec<String> = if i > 0 && messages[i - 1].role == Role::Assistant {
-            messages[i - 1].tool_uses().map(|t| t.id).collect()
-        } else {
-            Vec::new()
+        let asked: Vec<String> = match before {
+            Some(b) if b.role == Role::Assistant => b.tool_uses().map(|t| t.id).collect(),
+            _ => Vec::new(),
         };
-        let asked: Vec<&str> = asked.iter().map(String::as_str).collect();
         let leading: Vec<String> = m.content.iter().map_while(Block::tool_result).map(|r| r.tool_use_id).collect();
-        let leading: Vec<&str> = leading.iter().map(String::as_str).collect();
         for r in m.tool_results() {
             if m.role != Role::User {
-                return Err(format!("message {i}: a tool_result in an assistant message"));
+                return Err(E::ResultFromAssistant(i));
             }
-            if !asked.contains(&r.tool_use_id.as_str()) {
-                return Err(format!(
-                    "message {i}: tool_result for {} answers no tool_use of the message before it",
-                    r.tool_use_id
-                ));
+            if !asked.contains(&r.tool_use_id) {
+                return Err(E::Unasked { at: i, id: r.tool_use_id });
             }
         }
         if m.tool_results().count() > leading.len() {
-            return Err(format!("message {i}: tool_result blocks must come first, before any text"));
+            return Err(E::ResultsNotFirst(i));
         }
         if !asked.is_empty() {
             if m.role != Role::User {
-                return Err(format!("message {}: its tool_use blocks are not answered by the user", i - 1));
+                return Err(E::NotAnsweredByUser(i - 1));
             }
-            let missing: Vec<&str> = asked.iter().filter(|id| !leading.contains(id)).copied().collect();
+            let missing: Vec<String> = asked.iter().filter(|id| !leading.contains(id)).cloned().collect();
             if !missing.is_empty() {
-                return Err(format!("message {}: no tool_result for {}", i - 1, missing.join(", ")));
+                return Err(E::Unanswered { at: i - 1, ids: missing });
             }
             if leading.len() != asked.len() {
-                return Err(format!(
-                    "message {i}: {} tool_result blocks for {} tool_use blocks",
-                    leading.len(),
-                    asked.len()
-                ));
+                return Err(E::Count { at: i, results: leading.len(), uses: asked.len() });
             }
         }
         if last && m.role == Role::Assistant && m.tool_uses().next().is_some() {
-            return Err(format!("message {i}: its tool_use blocks have no tool_result yet"));
+            return Err(E::Pending(i));
         }
+        before = Some(m);
     }
     Ok(())
 }
@@ -128,7 +149,7 @@ mod tests {
         ];
         for (h, want) in cases {
             let err = check(&msgs(h.clone())).unwrap_err();
-            assert!(err.contains(want), "{h}: {err}");
+            assert!(err.to_string().contains(want), "{h}: {err}");
         }
     }
 }
