@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use super::state::{NoticeLevel, Shown, use_services};
+use super::state::{Shown, use_services};
 use super::widgets::{Code, FailureBox};
 use engine::chat::{Block, ToolCall, ToolState, ToolStatus};
 use engine::session::ToolOutcome;
@@ -115,13 +115,9 @@ fn Item(item: Shown) -> impl IntoView {
         }
         .into_any(),
         Shown::Notice { level, text, hint, .. } => {
-            let (class, role) = match level {
-                NoticeLevel::Info => ("notice info", "status"),
-                NoticeLevel::Warning => ("notice warning", "status"),
-                NoticeLevel::Error => ("notice error", "alert"),
-            };
+            let role = if level.interrupts() { "alert" } else { "status" };
             view! {
-                <div class=class role=role>
+                <div class=format!("notice {}", level.class()) role=role>
                     <p>{text}</p>
                     {hint.map(|h| view! { <p class="hint">{h}</p> })}
                 </div>

@@ -61,6 +61,23 @@ pub enum NoticeLevel {
     Error,
 }
 
+impl NoticeLevel {
+    /// The notice's style name.
+    pub fn class(self) -> &'static str {
+        match self {
+            NoticeLevel::Info => "info",
+            NoticeLevel::Warning => "warning",
+            NoticeLevel::Error => "error",
+        }
+    }
+
+    /// Whether a screen reader interrupts to say it (an ARIA alert), rather than saying it when
+    /// idle (a status): only what stopped the turn.
+    pub fn interrupts(self) -> bool {
+        self == NoticeLevel::Error
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 // A file's shape, read and written once per export: its size in memory does not matter.
