@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use engine::layer::{Failure, Layer};
+use engine::layer::Failure;
 
 /// The ▸/▾ button that shows or hides a card's body; its name says which ("Show details").
 #[component]
@@ -23,32 +23,12 @@ pub fn Code(#[prop(into)] text: Signal<String>, #[prop(into, optional)] label: S
     view! { <pre class="code" tabindex="0" aria-label=label>{move || text.get()}</pre> }
 }
 
-pub fn layer_class(layer: Layer) -> &'static str {
-    match layer {
-        Layer::Network => "badge network",
-        Layer::Http => "badge http",
-        Layer::JsonRpc => "badge jsonrpc",
-        Layer::Tool => "badge tool",
-        Layer::Timeout | Layer::Cancelled => "badge timeout",
-        _ => "badge failure",
-    }
-}
-
-/// A hint's first sentence, and the rest (for a disclosure), so a narrow card leads with one
-/// line instead of a wall of text.
-fn lead(hint: &str) -> (&str, &str) {
-    match hint.find(". ") {
-        Some(i) if i + 2 < hint.len() => (&hint[..=i], hint[i + 2..].trim()),
-        _ => (hint, ""),
-    }
-}
-
 /// A failure: which layer, what happened, what to do (its first sentence; the rest one click away).
 #[component]
 pub fn FailureBox(failure: Failure) -> impl IntoView {
     let Failure { layer, message, hint } = failure;
     let hint = hint.map(|h| {
-        let (first, rest) = lead(&h);
+        let (first, rest) = engine::text::first_sentence(&h);
         let rest = (!rest.is_empty()).then(|| rest.to_owned());
         view! {
             <p class="failure-hint">{first.to_owned()}</p>
@@ -57,7 +37,7 @@ pub fn FailureBox(failure: Failure) -> impl IntoView {
     });
     view! {
         <div class="failure" role="alert">
-            <span class=layer_class(layer)>{format!("{} layer", layer.label())}</span>
+            <span class=format!("badge {}", layer.class())>{format!("{} layer", layer.label())}</span>
             <p class="failure-message">{message}</p>
             {hint}
         </div>

@@ -45,6 +45,19 @@ impl Layer {
             Layer::Auth => "authorization",
         }
     }
+
+    /// The badge's style name: the four layers of the article's armored truck each have their
+    /// own colour; timeouts and cancellations share one; everything else is a plain failure.
+    pub fn class(self) -> &'static str {
+        match self {
+            Layer::Network => "network",
+            Layer::Http => "http",
+            Layer::JsonRpc => "jsonrpc",
+            Layer::Tool => "tool",
+            Layer::Timeout | Layer::Cancelled => "timeout",
+            Layer::Decode | Layer::Protocol | Layer::Client | Layer::Auth => "failure",
+        }
+    }
 }
 
 impl fmt::Display for Layer {

@@ -72,9 +72,28 @@ pub fn pretty_text(s: &str) -> String {
     serde_json::from_str::<Value>(s).map(|v| pretty(&v)).unwrap_or_else(|_| s.to_owned())
 }
 
+/// A hint's first sentence, and the rest (for a disclosure), so a narrow card leads with one
+/// line instead of a wall of text.
+pub fn first_sentence(hint: &str) -> (&str, &str) {
+    match hint.split_once(". ") {
+        Some((first, rest)) if !rest.trim().is_empty() => (hint.get(..first.len() + 1).unwrap_or(hint), rest.trim()),
+        _ => (hint, ""),
+    }
+}
+
+/// The longest start of `s` that is at most `max` bytes and ends on a character boundary: a
+/// cut that can never fall inside a character (and panic).
+pub fn prefix(s: &str, max: usize) -> &str {
+    let mut end = s.len().min(max);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    s.get(..end).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
-    use super::content_text;
+    use super::{content_text, first_sentence, prefix};
     use serde_json::json;
 
     #[test]
@@ -108,5 +127,22 @@ mod tests {
         );
         assert_eq!(content_text(&json!([{"uri": "n://1", "text": "a"}, {"uri": "n://2"}])), "a\n[resource n://2]");
         assert_eq!(content_text(&json!(null)), "");
+    }
+
+    #[test]
+    fn a_prefix_never_cuts_a_character() {
+        assert_eq!(prefix("cafés", 4), "caf");
+        assert_eq!(prefix("cafés", 5), "café");
+        assert_eq!(prefix("東京", 2), "");
+        assert_eq!(prefix("東京", 4), "東");
+        assert_eq!(prefix("ab", 10), "ab");
+    }
+
+    #[test]
+    fn a_hint_leads_with_its_first_sentence() {
+        assert_eq!(first_sentence("Check it. Then retry."), ("Check it.", "Then retry."));
+        assert_eq!(first_sentence("Check it."), ("Check it.", ""));
+        assert_eq!(first_sentence("Prüfe es. "), ("Prüfe es. ", ""));
+        assert_eq!(first_sentence("東京. 天気"), ("東京.", "天気"));
     }
 }

@@ -27,9 +27,15 @@ struct Person {
     tamper: fn(String) -> String,
 }
 
+/// `scheme://host:port` of an absolute URL.
+fn origin(url: &str) -> &str {
+    let path = url.find("://").and_then(|i| url.get(i + 3..)?.find('/').map(|j| i + 3 + j));
+    url.get(..path.unwrap_or(url.len())).unwrap_or(url)
+}
+
 fn attribute<'a>(html: &'a str, before: &str) -> Option<&'a str> {
     let start = html.find(before)? + before.len();
-    html[start..].split('"').next()
+    html.get(start..)?.split('"').next()
 }
 
 impl UserAgent for Person {
@@ -59,7 +65,7 @@ impl UserAgent for Person {
                 }
                 if let Some(location) = response.headers().get("location").and_then(|l| l.to_str().ok()) {
                     let next = if location.starts_with('/') {
-                        format!("{}{location}", &url[..url[8..].find('/').map_or(url.len(), |i| i + 8)])
+                        format!("{}{location}", origin(&url))
                     } else {
                         location.to_owned()
                     };
@@ -71,11 +77,7 @@ impl UserAgent for Person {
                 }
                 let html = response.text().await.map_err(|e| e.to_string())?;
                 let action = attribute(&html, "action=\"").ok_or("a page without a form")?.replace("&amp;", "&");
-                url = if action.starts_with("http") {
-                    action
-                } else {
-                    format!("{}{action}", &url[..url[8..].find('/').map_or(url.len(), |i| i + 8)])
-                };
+                url = if action.starts_with("http") { action } else { format!("{}{action}", origin(&url)) };
                 form = Some(if html.contains("name=\"login\"") {
                     vec![("prompt", "login"), ("login", "ada"), ("password", "any")]
                 } else {

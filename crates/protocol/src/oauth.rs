@@ -190,7 +190,10 @@ mod tests {
         let m = AuthServerMetadata::read(&json!({"issuer":"https://as.example","token_endpoint":"https://as.example/token","jwks_uri":"x","code_challenge_methods_supported":["S256"]})).unwrap();
         assert!(!m.authorization_response_iss_parameter_supported);
         assert_eq!(m.code_challenge_methods_supported, Some(vec!["S256".to_owned()]));
-        assert_eq!(AuthServerMetadata::read(&json!({"issuer":"x"})).unwrap_err(), crate::ReadError::Missing("token_endpoint"));
+        assert_eq!(
+            AuthServerMetadata::read(&json!({"issuer":"x"})).unwrap_err(),
+            crate::ReadError::Missing("token_endpoint")
+        );
         let t = TokenResponse::read(&json!({"access_token":"a","token_type":"bearer","expires_in":"3600"})).unwrap();
         assert_eq!(t.expires_in_s, Some(3600.0));
         let p = ProtectedResourceMetadata::read(&json!({"resource":"https://mcp.example/mcp"})).unwrap();

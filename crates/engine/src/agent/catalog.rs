@@ -165,7 +165,7 @@ fn valid_char(c: char) -> bool {
 }
 
 fn truncate(s: &str, max: usize) -> &str {
-    &s[..s.len().min(max)]
+    crate::text::prefix(s, max)
 }
 
 /// `label` as a prefix no other server uses: `base`, else `base_2`, `base_3`, … (still at most

@@ -58,8 +58,8 @@ pub fn builtin() -> Vec<LocalTool> {
 
 fn parse_offset(s: &str) -> Option<i64> {
     let (sign, rest) = match s.as_bytes().first()? {
-        b'+' => (1, &s[1..]),
-        b'-' => (-1, &s[1..]),
+        b'+' => (1, s.get(1..)?),
+        b'-' => (-1, s.get(1..)?),
         _ => return None,
     };
     let (h, m) = rest.split_once(':').unwrap_or((rest, "0"));

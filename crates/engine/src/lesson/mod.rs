@@ -292,7 +292,7 @@ mod tests {
         );
         let link = inline_link("http://127.0.0.1:8080/?x#old", r#"{"lesson":1}"#);
         assert!(link.starts_with("http://127.0.0.1:8080/?x#lesson="), "{link}");
-        let hash = &link[link.find('#').unwrap()..];
+        let hash = link.get(link.find('#').unwrap()..).unwrap();
         assert_eq!(source("?lesson=elsewhere.json", hash), Some(Ok(LessonSource::Inline(r#"{"lesson":1}"#.into()))));
         assert!(matches!(source("", "#lesson=%%%"), Some(Err(LessonError::BadLink))));
     }

@@ -70,7 +70,7 @@ impl<P: Platform> McpClient<P> {
             }
             Fault::MalformedJson => {
                 let cut = json!({"jsonrpc": "2.0", "id": id, "result": {"content": []}}).to_string();
-                Injection::Answer(answer(200, "application/json", cut[..cut.len() / 2].to_owned()))
+                Injection::Answer(answer(200, "application/json", crate::text::prefix(&cut, cut.len() / 2).to_owned()))
             }
             Fault::StreamCut => {
                 let start =

@@ -44,7 +44,7 @@ impl Timeline {
     ) -> Option<usize> {
         let mut x = Exchange { method, request: None, response: None, pending: None, events: 0 };
         let row = if lane == Lane::Claude {
-            let path = url.split("://").nth(1).and_then(|r| r.find('/').map(|i| &r[i..])).unwrap_or(url);
+            let path = url.split("://").nth(1).and_then(|r| r.find('/').and_then(|i| r.get(i..))).unwrap_or(url);
             Some(self.add(e, arrow(Lane::Client, Lane::Claude), format!("{method} {path}"), summary.unwrap_or("")))
         } else if let Lane::Authorization(_) = lane {
             // The step names the row; where it went is the detail.
