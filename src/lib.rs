@@ -18,6 +18,7 @@ mod servers;
 mod settings_panel;
 mod sign_in;
 pub mod state;
+pub mod task;
 mod theme;
 mod timeline;
 mod widgets;

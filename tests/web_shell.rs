@@ -58,3 +58,31 @@ async fn theme_toggle_switches_and_names_the_next_theme() {
     leptos::task::tick().await;
     host.remove();
 }
+
+/// A task a component starts ends with the component: dropped at its next await, it writes
+/// nothing afterwards (`loopscope::task::spawn_owned`).
+#[wasm_bindgen_test]
+async fn a_task_stops_with_its_owner() {
+    use leptos::prelude::*;
+    let wrote = RwSignal::new(0u32);
+    let sleep = |ms: i32| {
+        wasm_bindgen_futures::JsFuture::from(js_sys::Promise::new(&mut |resolve, _| {
+            web_sys::window().unwrap().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms).unwrap();
+        }))
+    };
+    let run = |owner: &Owner| {
+        owner.with(|| {
+            loopscope::task::spawn_owned(async move {
+                let _ = sleep(30).await;
+                wrote.update(|n| *n += 1);
+            })
+        })
+    };
+    let kept = Owner::new();
+    run(&kept);
+    let gone = Owner::new();
+    run(&gone);
+    gone.cleanup();
+    let _ = sleep(100).await;
+    assert_eq!(wrote.get_untracked(), 1, "only the task whose owner lives wrote");
+}

@@ -1,8 +1,8 @@
 //! Exploring one server by hand: read a resource (or fill a template), fill a prompt and put it
 //! in the chat, read the log. Tools are in `tools.rs`.
 
+use crate::task::spawn_owned;
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 use serde_json::{Map, Value};
 
 use crate::state::{ServerEntry, use_services};
@@ -141,7 +141,7 @@ pub fn PromptsTab(entry: ServerEntry) -> impl IntoView {
                         ev.prevent_default();
                         let Some(client) = svc.servers.client(&server) else { return };
                         let prompt = prompt.clone();
-                        spawn_local(async move {
+                        spawn_owned(async move {
                             match client.get_prompt(&prompt, &values.get_untracked(), &RequestOptions::default()).await {
                                 Ok(got) => {
                                     let text = got.messages.iter().map(|m| content_text(std::slice::from_ref(&m.content))).collect::<Vec<_>>().join("\n\n");

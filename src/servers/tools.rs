@@ -2,8 +2,8 @@
 //! generated from its input schema, progress while it runs, a Cancel, and the result as the
 //! server sent it. Also what a server's tool definitions cost in tokens.
 
+use crate::task::spawn_owned;
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 use serde_json::Value;
 
 use super::explore::content_text;
@@ -65,7 +65,7 @@ pub fn ToolsTab(entry: ServerEntry) -> impl IntoView {
                 let label = data.with_untracked(|d| d.label.clone());
                 let (list, server_id) = (cost_list.clone(), cost_id.clone());
                 cost.set(Some("Counting…".into()));
-                spawn_local(async move {
+                spawn_owned(async move {
                     let view =
                         engine::agent::catalog::ServerTools { server_id: &server_id, label: &label, list: &list };
                     cost.set(Some(match agent.tool_cost(&settings, view).await {
@@ -136,7 +136,7 @@ fn ToolItem(server: String, tool: Tool) -> impl IntoView {
         progress.set(None);
         result.set(None);
         let name = name.clone();
-        spawn_local(async move {
+        spawn_owned(async move {
             let r = client.call_tool(&name, args, &opts).await;
             result.set(Some(r));
             running.set(false);
