@@ -6,12 +6,17 @@
 
 use std::future::Future;
 
-use futures::future::{AbortHandle, Abortable};
+use futures::future::{AbortHandle, Abortable, LocalBoxFuture};
 use leptos::prelude::on_cleanup;
 use leptos::task::spawn_local;
 
 /// Runs `task` until it ends or the current reactive owner is cleaned up, whichever is first.
 pub fn spawn_owned(task: impl Future<Output = ()> + 'static) {
+    spawn_boxed(Box::pin(task));
+}
+
+/// One copy of the abortable wrapper for every caller (generic, it was one per call site).
+fn spawn_boxed(task: LocalBoxFuture<'static, ()>) {
     let (handle, registration) = AbortHandle::new_pair();
     on_cleanup(move || handle.abort());
     spawn_local(async move {
