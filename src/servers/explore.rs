@@ -1,11 +1,11 @@
 //! Exploring one server by hand: read a resource (or fill a template), fill a prompt and put it
 //! in the chat, read the log. Tools are in `tools.rs`.
 
-use crate::task::spawn_owned;
 use leptos::prelude::*;
 use serde_json::{Map, Value};
 
 use crate::state::{ServerEntry, use_services};
+use crate::task::spawn_owned;
 use crate::widgets::{Code, FailureBox};
 use engine::mcp::RequestOptions;
 use engine::uri_template;

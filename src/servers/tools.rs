@@ -2,13 +2,13 @@
 //! generated from its input schema, progress while it runs, a Cancel, and the result as the
 //! server sent it. Also what a server's tool definitions cost in tokens.
 
-use crate::task::spawn_owned;
 use leptos::prelude::*;
 use serde_json::Value;
 
 use super::explore::content_text;
 use crate::schema_form::SchemaForm;
 use crate::state::{ServerEntry, use_services};
+use crate::task::spawn_owned;
 use crate::widgets::{Code, FailureBox};
 use engine::cancel::CancelToken;
 use engine::form::Form;
