@@ -100,7 +100,10 @@ fn Item(item: Shown) -> impl IntoView {
                     {block.value.with_untracked(|b| match b {
                         Block::Tool { .. } => view! { <ToolCallView block=block.value/> }.into_any(),
                         Block::Thinking { .. } => view! {
-                            <details class="thinking"><summary>"Thinking"</summary><p class="prose">{block_text(block.value)}</p></details>
+                            <details class="thinking">
+                                <summary>{move || block.value.with(|b| b.thinking_caption())}</summary>
+                                <p class="prose">{block_text(block.value)}</p>
+                            </details>
                         }
                         .into_any(),
                         Block::Text { .. } => view! { <p class="prose">{block_text(block.value)}</p> }.into_any(),

@@ -20,6 +20,7 @@ mod sign_in;
 pub mod state;
 pub mod task;
 mod theme;
+mod thinking_settings;
 mod timeline;
 mod widgets;
 mod workshop;

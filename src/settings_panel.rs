@@ -4,7 +4,9 @@
 use leptos::prelude::*;
 
 use super::state::{SettingsData, use_services};
-use engine::claude::{MODEL_SUGGESTIONS, ToolChoiceMode};
+use super::thinking_settings::{ModelHint, TeachingSwitch, ThinkingSettings};
+use engine::claude::ToolChoiceMode;
+use engine::claude::models;
 use engine::limits::{Limits, Setting};
 use engine::settings::{MAX_ROUNDS_RANGE, MAX_TOKENS_RANGE, bounded};
 
@@ -80,8 +82,9 @@ pub fn SettingsPanel() -> impl IntoView {
                     <input id="model" list="models" prop:value=field(|d| d.model.clone()) prop:disabled=demo
                         on:change=move |ev| settings.update(|d| d.model = event_target_value(&ev))/>
                     <datalist id="models">
-                        {MODEL_SUGGESTIONS.iter().map(|m| view! { <option value=*m/> }).collect_view()}
+                        {models::suggestions().map(|m| view! { <option value=m.id>{m.summary()}</option> }).collect_view()}
                     </datalist>
+                    <ModelHint/>
                 </div>
                 <div class="field">
                     <label for="base-url">"Base URL"</label>
@@ -117,11 +120,8 @@ pub fn SettingsPanel() -> impl IntoView {
                         on:change=move |ev| settings.update(|d| d.ask_before_tools = event_target_checked(&ev))/>
                     "Ask before each tool call"
                 </label>
-                <label class="check">
-                    <input type="checkbox" prop:checked=move || svc.conversation.leave_out_next.get()
-                        on:change=move |ev| svc.conversation.leave_out_next.set(event_target_checked(&ev))/>
-                    "Teaching: leave out the tool_result next turn (see the API's 400)"
-                </label>
+                <ThinkingSettings/>
+                <TeachingSwitch/>
             </details>
             <LimitsSettings/>
         </section>
@@ -134,14 +134,14 @@ fn shared_origin() -> Option<String> {
     engine::hosting::shared_origin(&location().href().unwrap_or_default())
 }
 
-fn widen((lo, hi): (u32, u32)) -> (u64, u64) {
+pub(crate) fn widen((lo, hi): (u32, u32)) -> (u64, u64) {
     (lo.into(), hi.into())
 }
 
 /// A whole-number setting: the engine clamps and keeps what was typed (`set`); text that is
 /// not a number leaves the setting as it was.
 #[component]
-fn NumberField(
+pub(crate) fn NumberField(
     id: &'static str,
     label: &'static str,
     range: (u64, u64),

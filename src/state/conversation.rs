@@ -8,7 +8,7 @@ use std::rc::Rc;
 use super::Services;
 use super::chat::NoticeLevel;
 use super::dialogs::{Answer, DialogKind};
-use engine::agent::{Approver, AskWhy, Consent, Driver, Turn, approval};
+use engine::agent::{Approver, AskWhy, Consent, Driver, Teach, Turn, approval};
 use engine::cancel::CancelToken;
 use engine::trace::RouteTarget;
 use protocol::claude::{Message, ToolUse};
@@ -27,9 +27,9 @@ pub struct Conversation {
     /// Whether Retry makes sense (the last turn did not end normally).
     pub can_retry: RwSignal<bool>,
     pub draft: RwSignal<String>,
-    /// The teaching switch, for the next turn only (never saved): leave out the tool_results
-    /// Claude is owed and see the API's 400.
-    pub leave_out_next: RwSignal<bool>,
+    /// The teaching switch, for the next turn only (never saved): a mistake made on purpose in
+    /// its first request that can show it (`engine::agent::Teach`).
+    pub teach_next: RwSignal<Option<Teach>>,
 }
 
 impl Conversation {
@@ -42,7 +42,7 @@ impl Conversation {
             running: RwSignal::new(false),
             can_retry: RwSignal::new(false),
             draft: RwSignal::new(String::new()),
-            leave_out_next: RwSignal::new(false),
+            teach_next: RwSignal::new(None),
         }
     }
 
@@ -124,15 +124,10 @@ impl Conversation {
     pub fn turn(&self, svc: Services, text: String) -> impl std::future::Future<Output = ()> + 'static {
         let this = *self;
         svc.chat.user(text.clone());
-        let leave_out_results = this.leave_out_next.get_untracked();
-        if leave_out_results {
-            this.leave_out_next.set(false);
-            svc.chat.notice(
-                NoticeLevel::Warning,
-                "Teaching switch: this turn leaves the tool_result blocks out of the request after the tool calls, \
-                 to show that the API refuses it (HTTP 400). Retry runs the turn again, with them.",
-                None,
-            );
+        let teach = this.teach_next.get_untracked();
+        if let Some(teach) = teach {
+            this.teach_next.set(None);
+            svc.chat.notice(NoticeLevel::Warning, teach.announce(), None);
         }
         let cancel = CancelToken::new();
         let epoch = this.epoch.get_value();
@@ -163,7 +158,7 @@ impl Conversation {
                 max_iterations: data.rounds(),
                 approve: Some(approve),
                 consent,
-                leave_out_results,
+                teach,
                 faults: Some(faults),
                 pause: Some(svc.pausing.pauser()),
             };

@@ -6,13 +6,17 @@
 //! (`message_start` … `message_stop`, tool input split into `input_json_delta` chunks).
 //!
 //! Steps are JSON (so browser tests can script over HTTP with `POST /_fake/script`):
-//! - `{"reply": {"content": [{"text": "…"} | {"tool_use": {"name", "input", "id"?}} | {"thinking": "…"}],
+//! - `{"reply": {"content": [{"text": "…"} | {"tool_use": {"name", "input", "id"?}} | {"thinking": "…"}
+//!   | {"redacted_thinking": "opaque data"}],
 //!   "stop_reason"?: "end_turn", "event_delay_ms"?: 0, "stop_details"?: …}}`
 //! - `{"summarize": {}}`: a text reply that quotes every tool_result of the last user message.
 //! - `{"max_tokens_mid_tool_use": {"text"?: "…", "name": "…", "partial": "{\"te"}}`
 //! - `{"error": {"status": 429, "type": "rate_limit_error", "message": "…", "headers": {"retry-after": "1"}}}`
 //! - `{"stream_error": {"text": "partial", "tool_use"?: {"name", "partial"}, "type": "overloaded_error", "message": "Overloaded"}}`
 //!   (with `tool_use`, the error comes while Claude is writing that call)
+//!
+//! Thinking follows the request (`fake_thinking.rs`): not played when disabled, text empty when
+//! `display` (or the model's default) omits it, signed so that a changed block is refused.
 //!
 //! With no step left it answers "(fake Claude: nothing scripted)".
 
@@ -25,6 +29,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use crate::fake_thinking;
 use crate::http::{Chunk, Log, Recorded, Serving, json as json_response, preflight, record, serve, sse};
 use crate::prompt_cache::{PromptCache, Usage};
 
@@ -325,7 +330,7 @@ fn validate(req: &Value, count_only: bool) -> Result<(), String> {
             messages.len() - 1
         ));
     }
-    Ok(())
+    fake_thinking::validate(req)
 }
 
 fn split(s: &str, size: usize) -> Vec<String> {
@@ -483,7 +488,15 @@ fn play(step: &Value, request: &Value, request_id: &str, n: u64, usage: Usage) -
             if let Some(t) = block.get("text").and_then(Value::as_str) {
                 w.text(t);
             } else if let Some(t) = block.get("thinking").and_then(Value::as_str) {
-                w.thinking(t, &format!("fake-signature-{n}"));
+                if fake_thinking::thinks(request) {
+                    let shown = fake_thinking::shows_text(request);
+                    w.thinking(if shown { t } else { "" }, &fake_thinking::signature(t, !shown));
+                }
+            } else if let Some(data) = block.get("redacted_thinking").and_then(Value::as_str) {
+                if fake_thinking::thinks(request) {
+                    w.start(json!({ "type": "redacted_thinking", "data": data }));
+                    w.stop();
+                }
             } else if let Some(t) = block.get("tool_use") {
                 used_tools = true;
                 let id =

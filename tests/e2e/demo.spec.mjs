@@ -65,13 +65,13 @@ test("the teaching switch leaves out a tool_result: the API's 400 is shown, and 
   await openApp(page);
   await page.getByLabel("Demo model (no key)").check();
   await page.getByText("Model and request").click();
-  const teach = page.getByLabel("Teaching: leave out the tool_result next turn (see the API's 400)");
-  await teach.check();
+  const teach = page.getByLabel("Teaching: break the next turn on purpose");
+  await teach.selectOption("leave-out-results");
   await ask(page, "What is 17 * 23?");
   const chat = page.getByRole("log", { name: "Conversation" });
   await expect(chat.getByText(/this turn leaves the tool_result blocks out of the request/)).toBeVisible();
   await expect(chat.getByText(/`tool_use` ids were found without `tool_result` blocks immediately after/)).toBeVisible();
-  await expect(teach).not.toBeChecked();
+  await expect(teach).toHaveValue("none");
   // The refused attempt streamed nothing and leaves no empty answer behind.
   await expect(chat.locator(".msg.assistant")).toHaveCount(1);
   await expect(chat.locator(".msg.assistant")).toContainText("I'll use calculate.");

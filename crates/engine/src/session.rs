@@ -88,6 +88,9 @@ pub enum TranscriptBlock {
     },
     Thinking {
         text: String,
+        /// The API redacted it (opaque data, no text).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        redacted: bool,
     },
     Tool {
         tool_use_id: Option<String>,

@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::claude::thinking::Thinking;
 use super::claude::{ClaudeSettings, DEFAULT_BASE_URL, DEFAULT_MODEL, ToolChoiceMode};
 use super::demo::DEMO_BASE_URL;
 use super::limits::Limits;
@@ -39,6 +40,7 @@ pub struct UserSettings {
     pub system: String,
     pub tool_choice: ToolChoiceMode,
     pub parallel_tool_use: bool,
+    pub thinking: Thinking,
     /// Ask before every tool call (C-31).
     pub ask_before_tools: bool,
     pub max_iterations: u32,
@@ -57,6 +59,7 @@ impl Default for UserSettings {
             system: String::new(),
             tool_choice: ToolChoiceMode::Auto,
             parallel_tool_use: true,
+            thinking: Thinking::default(),
             ask_before_tools: false,
             max_iterations: 10,
             remember_key: false,
@@ -100,6 +103,8 @@ impl UserSettings {
             system: self.system.clone(),
             tool_choice: self.tool_choice,
             parallel_tool_use: self.parallel_tool_use,
+            // The demo model ignores thinking settings: they are for the real API.
+            thinking: if self.demo { Thinking::default() } else { self.thinking },
             limits: self.limits,
             ..ClaudeSettings::default()
         }

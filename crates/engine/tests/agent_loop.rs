@@ -496,7 +496,7 @@ async fn the_teaching_switch_shows_the_apis_400_and_keeps_the_history_whole_a12(
     h.script(vec![reply(vec![tool_use("calculate", json!({"expression": "2+2"}))])]);
     let sink = h.events.clone();
     let cancel = CancelToken::new();
-    let turn = Turn { leave_out_results: true, ..Turn::new(&h.settings, &[], &cancel, 4) };
+    let turn = Turn { teach: Some(engine::agent::Teach::LeaveOutResults), ..Turn::new(&h.settings, &[], &cancel, 4) };
     let out =
         h.agent.run(Vec::new(), Message::user_text("2+2?"), &turn, Rc::new(move |e| sink.borrow_mut().push(e))).await;
 
@@ -550,7 +550,7 @@ async fn refusal_pause_turn_and_thinking_are_handled_a11_a12() {
     h.ask("1+1?", &[]).await;
     let thinking = &h.requests()[before + 1]["messages"][1]["content"][0];
     assert_eq!(thinking["type"], "thinking");
-    assert!(thinking["signature"].as_str().unwrap().starts_with("fake-signature"), "sent back with its signature");
+    assert!(thinking["signature"].as_str().unwrap().starts_with("EqFake"), "sent back with its signature");
 }
 
 #[tokio::test(flavor = "current_thread")]
@@ -569,7 +569,7 @@ async fn a_denied_call_is_an_is_error_result_c31() {
             approval(async { false })
         })),
         consent: Consent::AskEach,
-        leave_out_results: false,
+        teach: None,
         faults: None,
         pause: None,
     };

@@ -141,7 +141,7 @@ async fn the_demo_model_refuses_a_left_out_tool_result_as_the_api_does() {
     let agent = Agent::new(platform, tracer);
     let settings = ClaudeSettings { base_url: DEMO_BASE_URL.into(), api_key: String::new(), ..Default::default() };
     let cancel = CancelToken::new();
-    let turn = Turn { leave_out_results: true, ..Turn::new(&settings, &[], &cancel, 8) };
+    let turn = Turn { teach: Some(engine::agent::Teach::LeaveOutResults), ..Turn::new(&settings, &[], &cancel, 8) };
     let out = agent.run(Vec::new(), Message::user_text("What is 17 * 23?"), &turn, Rc::new(|_| {})).await;
     let TurnEnd::Failed(engine::claude::ClaudeError::Api { status, message, request_id, .. }) = &out.end else {
         panic!("{:?}", out.end)

@@ -14,6 +14,7 @@ pub mod route;
 mod run;
 pub mod sampling;
 mod steps;
+pub mod teach;
 
 pub use catalog::{Catalog, Origin};
 pub use consent::{AskWhy, Consent, Driver};
@@ -21,3 +22,4 @@ pub use edit::{Draft, Edit, EditError, check_edit, judge, read_edit, route_hint}
 pub use events::{AgentEvent, Speaker, TurnEnd, TurnOutcome};
 pub use pause::{Breakpoint, Pauser, Resume, Stop};
 pub use run::{Agent, Approver, Emit, ServerHandle, Turn, approval};
+pub use teach::Teach;

@@ -43,9 +43,9 @@ pub struct Turn<'a, P: Platform> {
     pub approve: Option<Approver>,
     /// Which calls need asking (`consent.rs`).
     pub consent: Consent,
-    /// Teaching switch: the first request that owes Claude tool_results is sent without them,
-    /// so the API's 400 for that mistake can be seen. The history the turn returns keeps them.
-    pub leave_out_results: bool,
+    /// Teaching switch: the first request in which this mistake can be made is sent with it, so
+    /// the API's answer can be seen. The history the turn returns keeps what was real.
+    pub teach: Option<super::teach::Teach>,
     /// Faults injected on Claude's side (workshop mode): a tool_use is routed as if Claude had
     /// named a tool that does not exist, or broken its schema. The history keeps what Claude sent.
     pub faults: Option<Faults>,
@@ -68,7 +68,7 @@ impl<'a, P: Platform> Turn<'a, P> {
             max_iterations,
             approve: None,
             consent: Consent::All,
-            leave_out_results: false,
+            teach: None,
             faults: None,
             pause: None,
         }
@@ -170,7 +170,7 @@ impl<P: Platform> Agent<P> {
         self.tracer.emit(Peer::User, TraceKind::UserMessage { text: user.text() });
         history.push(user);
         let catalog = self.aggregate(turn.servers, 1, &emit).await;
-        let mut state = TurnState { history, catalog, iteration: 0, broken_results: None };
+        let mut state = TurnState { history, catalog, iteration: 0, broken_results: None, taught: false };
         while state.iteration < turn.max_iterations {
             state.iteration += 1;
             match self.round(&mut state, turn, &emit).await {

@@ -32,6 +32,7 @@ pub fn request(params: &CreateMessageParams, prompt: &str, settings: &ClaudeSett
         stop_sequences: params.stop_sequences.clone().filter(|s| !s.is_empty()),
         temperature: params.temperature,
         thinking: None,
+        output_config: None,
     }
 }
 

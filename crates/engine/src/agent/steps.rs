@@ -27,6 +27,8 @@ pub(super) struct TurnState {
     pub iteration: u32,
     /// tool_results edited at a breakpoint into a message the API refuses: sent once, as edited.
     pub broken_results: Option<Message>,
+    /// The teaching switch made its mistake (once per turn).
+    pub taught: bool,
 }
 
 /// A step goes on with its value, or ends the turn.
@@ -78,7 +80,7 @@ impl<P: Platform> Agent<P> {
     /// teaching switch's history without its tool_results), the tools array, the settings; then
     /// its breakpoint.
     async fn request(&self, s: &mut TurnState, turn: &Turn<'_, P>) -> Step<CreateMessage> {
-        let owed = s.history.last().is_some_and(|m| m.tool_results().next().is_some());
+        let taught = if s.taught { None } else { turn.teach.and_then(|t| Some((t, t.apply(&s.history)?))) };
         let sent = if let Some(edited) = s.broken_results.take() {
             self.tracer.note(
                 Peer::Client,
@@ -89,18 +91,21 @@ impl<P: Platform> Agent<P> {
             with_edit.pop();
             with_edit.push(edited);
             Cow::Owned(with_edit)
-        } else if turn.leave_out_results && owed {
-            self.tracer.note(
-                Peer::Client,
-                "Teaching switch: this request leaves out the tool_result blocks Claude is owed. \
-                 The API refuses such a history (400); the conversation itself keeps them.",
-            );
-            Cow::Owned(history::without_tool_results(&s.history))
+        } else if let Some((teach, broken)) = taught {
+            s.taught = true;
+            self.tracer.note(Peer::Client, teach.note());
+            Cow::Owned(broken)
         } else {
             history::check(&s.history).map_err(|why| TurnEnd::Failed(ClaudeError::InvalidHistory(why)))?;
             Cow::Borrowed(&s.history)
         };
         let tools = s.catalog.tool_defs();
+        let forced = if tools.is_empty() { None } else { turn.settings.forced_tool_choice() };
+        let settings = turn.settings;
+        settings
+            .thinking
+            .check(&settings.model, settings.max_tokens, forced)
+            .map_err(|rule| TurnEnd::Failed(ClaudeError::Thinking(rule)))?;
         let request = CreateMessage {
             model: turn.settings.model.clone(),
             max_tokens: turn.settings.max_tokens,
@@ -111,7 +116,8 @@ impl<P: Platform> Agent<P> {
             stream: true,
             stop_sequences: None,
             temperature: None,
-            thinking: None,
+            thinking: turn.settings.thinking.field(),
+            output_config: turn.settings.thinking.output_config(),
         };
         let payload = serde_json::to_value(&request).unwrap_or_default();
         let title = format!(
@@ -158,6 +164,22 @@ impl<P: Platform> Agent<P> {
         turn: &Turn<'_, P>,
         answer: &mut Assembled,
     ) -> Step<(Vec<ToolUse>, Vec<String>)> {
+        for block in &answer.message.content {
+            let chars =
+                |field: &str| block.0.get(field).and_then(serde_json::Value::as_str).map_or(0, |s| s.chars().count());
+            let kind = match block.kind() {
+                "thinking" => TraceKind::Thinking {
+                    text: block.0.get("thinking").and_then(serde_json::Value::as_str).unwrap_or_default().to_owned(),
+                    redacted: false,
+                    signature_chars: chars("signature"),
+                },
+                "redacted_thinking" => {
+                    TraceKind::Thinking { text: String::new(), redacted: true, signature_chars: chars("data") }
+                }
+                _ => continue,
+            };
+            self.tracer.emit(Peer::Claude, kind);
+        }
         let mut tool_uses = answer.tool_uses();
         for t in &tool_uses {
             self.tracer.emit(

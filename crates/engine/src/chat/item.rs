@@ -41,12 +41,37 @@ impl ChatItem {
 /// A block of an answer. `index` is its index in Claude's message (unique within the answer).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Block {
-    Text { index: usize, text: String },
-    Thinking { index: usize, text: String },
-    Tool { index: usize, call: Box<ToolCall> },
+    Text {
+        index: usize,
+        text: String,
+    },
+    /// Claude's reasoning: summarized text, empty text (the API omitted it), or `redacted`.
+    Thinking {
+        index: usize,
+        text: String,
+        redacted: bool,
+    },
+    Tool {
+        index: usize,
+        call: Box<ToolCall>,
+    },
 }
 
 impl Block {
+    /// What a thinking block's fold says about it; `None` for other blocks.
+    pub fn thinking_caption(&self) -> Option<&'static str> {
+        match self {
+            Block::Thinking { redacted: true, .. } => {
+                Some("Thinking (redacted by the API: encrypted, sent back unchanged)")
+            }
+            Block::Thinking { text, .. } if text.is_empty() => {
+                Some("Thinking (text omitted by the API: display \"omitted\"; the signed block is sent back unchanged)")
+            }
+            Block::Thinking { .. } => Some("Thinking"),
+            _ => None,
+        }
+    }
+
     pub fn index(&self) -> usize {
         match self {
             Block::Text { index, .. } | Block::Thinking { index, .. } | Block::Tool { index, .. } => *index,

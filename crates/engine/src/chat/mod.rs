@@ -234,7 +234,8 @@ impl Chat {
                 let index = *index;
                 let block = match kind {
                     BlockKind::Text => Block::Text { index, text: String::new() },
-                    BlockKind::Thinking => Block::Thinking { index, text: String::new() },
+                    BlockKind::Thinking => Block::Thinking { index, text: String::new(), redacted: false },
+                    BlockKind::RedactedThinking => Block::Thinking { index, text: String::new(), redacted: true },
                     BlockKind::ToolUse => Block::Tool {
                         index,
                         call: Box::new(ToolCall {

@@ -7,7 +7,7 @@ use crate::session::{ToolOutcome, TranscriptBlock, TranscriptItem};
 fn to_file(b: &Block) -> TranscriptBlock {
     match b {
         Block::Text { text, .. } => TranscriptBlock::Text { text: text.clone() },
-        Block::Thinking { text, .. } => TranscriptBlock::Thinking { text: text.clone() },
+        Block::Thinking { text, redacted, .. } => TranscriptBlock::Thinking { text: text.clone(), redacted: *redacted },
         Block::Tool { call, .. } => TranscriptBlock::Tool {
             tool_use_id: call.tool_use_id.clone(),
             name: call.name.clone(),
@@ -24,7 +24,9 @@ fn to_file(b: &Block) -> TranscriptBlock {
 fn from_file(index: usize, b: &TranscriptBlock) -> Block {
     match b {
         TranscriptBlock::Text { text } => Block::Text { index, text: text.clone() },
-        TranscriptBlock::Thinking { text } => Block::Thinking { index, text: text.clone() },
+        TranscriptBlock::Thinking { text, redacted } => {
+            Block::Thinking { index, text: text.clone(), redacted: *redacted }
+        }
         TranscriptBlock::Tool { tool_use_id, name, input, target, outcome } => Block::Tool {
             index,
             call: Box::new(ToolCall {

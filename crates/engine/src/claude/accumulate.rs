@@ -14,8 +14,10 @@ use protocol::claude::{Block, Delta, Message, MessageDeltaBody, Role, StreamEven
 pub enum BlockKind {
     Text,
     Thinking,
+    /// Reasoning the API encrypted: no text, opaque `data`.
+    RedactedThinking,
     ToolUse,
-    /// A block type the page does not draw (redacted thinking, server tools, future types).
+    /// A block type the page does not draw (server tools, future types).
     Other,
 }
 
@@ -24,6 +26,7 @@ impl BlockKind {
         match block.get("type").and_then(Value::as_str) {
             Some("text") => BlockKind::Text,
             Some("thinking") => BlockKind::Thinking,
+            Some("redacted_thinking") => BlockKind::RedactedThinking,
             Some("tool_use") => BlockKind::ToolUse,
             _ => BlockKind::Other,
         }

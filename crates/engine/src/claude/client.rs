@@ -35,12 +35,16 @@ impl<P: Platform> ClaudeClient<P> {
 
     fn headers(&self, settings: &ClaudeSettings) -> Headers {
         self.tracer.add_secret(&settings.api_key);
-        Headers::new()
+        let headers = Headers::new()
             .with("x-api-key", settings.api_key.clone())
             .with("anthropic-version", API_VERSION)
             .with("content-type", "application/json")
             // without it the API refuses browser calls with a 401.
-            .with("anthropic-dangerous-direct-browser-access", "true")
+            .with("anthropic-dangerous-direct-browser-access", "true");
+        match settings.thinking.beta(&settings.model) {
+            Some(beta) => headers.with("anthropic-beta", beta),
+            None => headers,
+        }
     }
 
     /// Sends `body` with `stream: true` and returns the assembled answer, retrying what the

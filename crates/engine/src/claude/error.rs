@@ -19,6 +19,9 @@ pub enum ClaudeError {
     /// sending.
     #[error("the conversation is not valid to send: {0}")]
     InvalidHistory(super::history::HistoryError),
+    /// The thinking settings break a rule the API would reject with a 400, caught before sending.
+    #[error("the thinking settings would be refused: {0}")]
+    Thinking(super::thinking::ThinkingRule),
     #[error("cancelled")]
     Cancelled,
     /// The answer passed a limit (`engine::limits`): refused as it arrived.
@@ -32,7 +35,7 @@ impl ClaudeError {
             ClaudeError::Network { .. } => Layer::Network,
             ClaudeError::Api { .. } | ClaudeError::Stream { .. } => Layer::Http,
             ClaudeError::Decode { .. } => Layer::Decode,
-            ClaudeError::InvalidHistory(_) => Layer::Client,
+            ClaudeError::InvalidHistory(_) | ClaudeError::Thinking(_) => Layer::Client,
             ClaudeError::Cancelled => Layer::Cancelled,
             ClaudeError::Limit(l) => l.limit.layer(),
         }
@@ -85,6 +88,10 @@ impl ClaudeError {
                 "The API failed: Loopscope retried; press Retry to try again."
             }
             ClaudeError::Limit(l) => return Some(l.hint()),
+            ClaudeError::Thinking(_) => {
+                "Change the thinking settings (Settings → Model and request), or pick another model: the API would \
+                 answer this request with a 400."
+            }
             ClaudeError::InvalidHistory(_) => {
                 "Start a new conversation, or remove the last message: the API would answer this with a 400."
             }

@@ -5,20 +5,6 @@
 
 use protocol::claude::{Block, Message, Role};
 
-/// The history with the last message's tool_result blocks left out: the mistake the article
-/// warns of, made on purpose by the teaching switch so the API's 400 can be seen. A message left
-/// empty says what was removed (the API would refuse an empty one for another reason).
-pub fn without_tool_results(messages: &[Message]) -> Vec<Message> {
-    let mut out = messages.to_vec();
-    if let Some(last) = out.last_mut() {
-        last.content.retain(|b| b.tool_result().is_none());
-        if last.content.is_empty() {
-            last.content.push(Block::text("(The tool results were left out of this message.)"));
-        }
-    }
-    out
-}
-
 /// A rule of the API's that a conversation breaks, at the message (0-based) where it shows.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

@@ -5,10 +5,13 @@ pub mod caching;
 mod client;
 mod error;
 pub mod history;
+pub mod models;
 pub mod retry;
 mod settings;
+pub mod thinking;
 
 pub use accumulate::{Accumulator, Assembled, BlockKind, StreamUpdate, ToolCallStub, Unfinished};
 pub use client::{ClaudeClient, StreamNews};
 pub use error::ClaudeError;
-pub use settings::{ClaudeSettings, DEFAULT_BASE_URL, DEFAULT_MODEL, MODEL_SUGGESTIONS, ToolChoiceMode};
+pub use models::DEFAULT_MODEL;
+pub use settings::{ClaudeSettings, DEFAULT_BASE_URL, ToolChoiceMode};

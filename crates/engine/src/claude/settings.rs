@@ -4,11 +4,10 @@ use serde::{Deserialize, Serialize};
 
 use protocol::claude::ToolChoice;
 
+use super::models::DEFAULT_MODEL;
+use super::thinking::Thinking;
+
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
-pub const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
-/// Suggestions for the model field; any model id the API knows works.
-pub const MODEL_SUGGESTIONS: [&str; 4] =
-    ["claude-sonnet-4-5", "claude-opus-4-5", "claude-haiku-4-5", "claude-opus-4-1"];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -47,6 +46,7 @@ pub struct ClaudeSettings {
     pub system: String,
     pub tool_choice: ToolChoiceMode,
     pub parallel_tool_use: bool,
+    pub thinking: Thinking,
     pub max_retries: u32,
     /// How much an answer may make the page read (`engine::limits`).
     pub limits: crate::limits::Limits,
@@ -62,6 +62,7 @@ impl Default for ClaudeSettings {
             system: String::new(),
             tool_choice: ToolChoiceMode::Auto,
             parallel_tool_use: true,
+            thinking: Thinking::default(),
             max_retries: super::retry::DEFAULT_MAX_RETRIES,
             limits: crate::limits::Limits::default(),
         }
@@ -78,6 +79,11 @@ impl ClaudeSettings {
             ToolChoiceMode::Any => Some(ToolChoice::Any { disable_parallel_tool_use }),
             ToolChoiceMode::None => Some(ToolChoice::None),
         }
+    }
+
+    /// The word of a `tool_choice` that forces a call, if it does (`any`).
+    pub fn forced_tool_choice(&self) -> Option<&'static str> {
+        (self.tool_choice == ToolChoiceMode::Any).then_some("any")
     }
 
     pub fn messages_url(&self) -> String {

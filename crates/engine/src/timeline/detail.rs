@@ -138,6 +138,7 @@ pub fn raw(e: &TraceEvent, trace_limit: usize) -> RawStep {
                 + &excluded.iter().map(|(w, why)| format!("\nleft out: {w}: {why}")).collect::<String>(),
         ),
         TraceKind::ToolUse { name, input, tool_use_id } => (format!("tool_use {name} ({tool_use_id})"), pretty(input)),
+        TraceKind::Thinking { text, redacted, signature_chars } => thinking_detail(text, *redacted, *signature_chars),
         TraceKind::LocalCall { function, input, output, is_error, elapsed_ms, .. } => (
             format!(
                 "Local function {function}, {} ms{}",
@@ -251,6 +252,29 @@ pub fn story_sides(s: &ToolStory) -> TwoSides {
         s.rpc.iter().map(|m| pretty(&m.to_value())).collect::<Vec<_>>().join("\n\n"),
     );
     TwoSides { sees, did }
+}
+
+/// A thinking block's detail: the text Claude's summary shows, and what the API checks it by.
+fn thinking_detail(text: &str, redacted: bool, signature_chars: usize) -> (String, String) {
+    if redacted {
+        let body = format!(
+            "The API's safety systems encrypted this reasoning ({signature_chars} characters of data). It is sent back \
+             exactly as it came; Claude can still use it."
+        );
+        return ("redacted_thinking".into(), body);
+    }
+    let shown = if text.is_empty() {
+        "(no text: thinking.display is \"omitted\", or the model's default is. The reasoning happened and was billed; \
+         the block still goes back in the next request, unchanged.)"
+            .to_owned()
+    } else {
+        text.to_owned()
+    };
+    let body = format!(
+        "{shown}\n\nsignature: {signature_chars} characters. The API checks every thinking block against its signature: \
+         a changed block in Claude's latest message is a 400."
+    );
+    ("thinking".into(), body)
 }
 
 #[cfg(test)]

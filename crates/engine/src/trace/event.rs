@@ -217,6 +217,14 @@ pub enum TraceKind {
         tools: Vec<AggregatedTool>,
         excluded: Vec<(String, String)>,
     },
+    /// A thinking block of Claude's answer (phase 2), as it goes back in the next request: its
+    /// text (empty when the API omitted it), or opaque when the API redacted it.
+    Thinking {
+        text: String,
+        redacted: bool,
+        /// The length of its signature (or redacted data): what the API checks it by.
+        signature_chars: usize,
+    },
     /// Claude asked for a tool (phase 2's output).
     ToolUse {
         tool_use_id: String,

@@ -171,6 +171,9 @@ impl Tracer {
             },
             UserMessage { text } => UserMessage { text: self.mask(&text) },
             ToolUse { tool_use_id, name, input } => ToolUse { tool_use_id, name, input: self.mask_value(input) },
+            Thinking { text, redacted, signature_chars } => {
+                Thinking { text: self.mask(&text), redacted, signature_chars }
+            }
             LocalCall { tool_use_id, function, input, output, is_error, elapsed_ms } => LocalCall {
                 tool_use_id,
                 function,

@@ -52,8 +52,13 @@ pub struct CreateMessage {
     pub stop_sequences: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
+    /// `{"type": "enabled" | "adaptive" | "disabled", …}`: kept as JSON, because models gain
+    /// kinds (and a breakpoint edit may write one) faster than a client learns them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thinking: Option<Value>,
+    /// `{"effort": "low" | … | "max"}` and whatever else the API adds there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_config: Option<Value>,
 }
 
 /// The body of `count_tokens`: the same fields minus those that do not change the count.

@@ -37,6 +37,18 @@ impl Timeline {
         row
     }
 
+    /// A thinking block, on Claude's lane: what it says, or why it says nothing.
+    pub(super) fn on_thinking(&mut self, e: &TraceEvent, text: &str, redacted: bool) -> usize {
+        let (label, detail) = match (redacted, text.is_empty()) {
+            (true, _) => ("redacted thinking", "encrypted by the API; goes back unchanged".to_owned()),
+            (false, true) => {
+                ("thinking (text omitted)", "display \"omitted\": the signed block goes back unchanged".to_owned())
+            }
+            (false, false) => ("thinking", short(text, 80)),
+        };
+        self.add(e, RowKind::Note { lane: Lane::Claude }, label, detail)
+    }
+
     pub(super) fn on_route(&mut self, e: &TraceEvent, tool_use_id: &str, name: &str, target: &RouteTarget) -> usize {
         let row = self.add(e, arrow(Lane::Client, Lane::Client), format!("route {name}"), target.arrow());
         self.for_tool(row, Some(tool_use_id.to_owned()));

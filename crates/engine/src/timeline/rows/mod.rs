@@ -206,6 +206,7 @@ impl Timeline {
                 None
             }
             TraceKind::ToolUse { tool_use_id, name, input } => Some(self.on_tool_use(e, tool_use_id, name, input)),
+            TraceKind::Thinking { text, redacted, .. } => Some(self.on_thinking(e, text, *redacted)),
             TraceKind::Route { tool_use_id, name, target } => Some(self.on_route(e, tool_use_id, name, target)),
             TraceKind::LocalCall { tool_use_id, function, input, output, is_error, elapsed_ms } => {
                 Some(self.on_local_call(e, tool_use_id, function, input, output, *is_error, *elapsed_ms))

@@ -1,0 +1,101 @@
+//! The Claude-side loop settings that today's models change under the user's feet: what the
+//! chosen model does with thinking, the thinking request fields, and the teaching switch. Every
+//! decision (what a model accepts, which rule a request breaks) is the engine's.
+
+use leptos::prelude::*;
+
+use super::settings_panel::{NumberField, widen};
+use super::state::use_services;
+use engine::agent::Teach;
+use engine::claude::models::Model;
+use engine::claude::thinking::{Display, Effort, MIN_BUDGET, ThinkingMode};
+use engine::settings::{MAX_TOKENS_RANGE, bounded};
+
+/// What the model in the field does with thinking, or that Loopscope does not know it.
+#[component]
+pub fn ModelHint() -> impl IntoView {
+    let data = use_services().settings.data;
+    let hint = move || {
+        data.with(|d| match Model::find(&d.model) {
+            Some(m) => format!("{}: {}.", m.id, m.summary()),
+            None => "Not in Loopscope's list: sent as typed, and the API decides what it accepts.".to_owned(),
+        })
+    };
+    view! { <p class="hint" id="model-hint">{hint}</p> }
+}
+
+#[component]
+pub fn ThinkingSettings() -> impl IntoView {
+    let settings = use_services().settings;
+    let data = settings.data;
+    let mode = move || data.with(|d| d.thinking.mode);
+    let verdict = move || {
+        data.with(|d| {
+            let forced = (d.tool_choice == engine::claude::ToolChoiceMode::Any).then_some("any");
+            d.thinking.verdict(&d.model, d.max_tokens, forced)
+        })
+    };
+    view! {
+        <fieldset class="thinking-settings">
+            <legend>"Thinking"</legend>
+            <div class="field inline">
+                <label for="thinking-mode">"Thinking"</label>
+                <select id="thinking-mode" prop:value=move || mode().as_str()
+                    on:change=move |ev| {
+                        if let Some(m) = ThinkingMode::parse(&event_target_value(&ev)) {
+                            settings.update(|d| d.thinking.mode = m);
+                        }
+                    }>
+                    {ThinkingMode::ALL.iter().map(|m| view! { <option value=m.as_str()>{m.label()}</option> }).collect_view()}
+                </select>
+            </div>
+            <Show when=move || mode() == ThinkingMode::Budget>
+                <NumberField id="thinking-budget" label="Budget tokens" range=widen((MIN_BUDGET, MAX_TOKENS_RANGE.1))
+                    get=|d| d.thinking.budget_tokens.into()
+                    set=|d, text| if let Some(n) = bounded(text, (MIN_BUDGET, MAX_TOKENS_RANGE.1)) { d.thinking.budget_tokens = n }/>
+            </Show>
+            <div class="field inline">
+                <label for="thinking-effort">"Effort"</label>
+                <select id="thinking-effort"
+                    prop:value=move || data.with(|d| d.thinking.effort.map_or("default", Effort::as_str))
+                    on:change=move |ev| {
+                        let effort = Effort::parse(&event_target_value(&ev));
+                        settings.update(|d| d.thinking.effort = effort);
+                    }>
+                    <option value="default">"model's default (not sent)"</option>
+                    {Effort::ALL.iter().map(|e| view! { <option value=e.as_str()>{e.as_str()}</option> }).collect_view()}
+                </select>
+            </div>
+            <div class="field inline">
+                <label for="thinking-display">"Thinking text"</label>
+                <select id="thinking-display" prop:value=move || data.with(|d| d.thinking.display.as_str())
+                    on:change=move |ev| {
+                        if let Some(v) = Display::parse(&event_target_value(&ev)) {
+                            settings.update(|d| d.thinking.display = v);
+                        }
+                    }>
+                    {Display::ALL.iter().map(|v| view! { <option value=v.as_str()>{v.as_str()}</option> }).collect_view()}
+                </select>
+            </div>
+            <p class="hint">"Summarized text teaches; omitted saves nothing on billing but hides the reasoning. \
+                Either way every thinking block goes back in the next request exactly as it came, with its signature."</p>
+            {move || verdict().map(|v| view! { <p class="warn" role="alert" id="thinking-verdict">{v}</p> })}
+        </fieldset>
+    }
+}
+
+/// The teaching switch: one mistake made on purpose in the next turn.
+#[component]
+pub fn TeachingSwitch() -> impl IntoView {
+    let teach = use_services().conversation.teach_next;
+    view! {
+        <div class="field">
+            <label for="teach">"Teaching: break the next turn on purpose"</label>
+            <select id="teach" prop:value=move || teach.get().map_or("none", Teach::key)
+                on:change=move |ev| teach.set(Teach::by_key(&event_target_value(&ev)))>
+                <option value="none">"no (send what the API expects)"</option>
+                {Teach::ALL.iter().map(|t| view! { <option value=t.key()>{t.label()}</option> }).collect_view()}
+            </select>
+        </div>
+    }
+}
