@@ -12,7 +12,7 @@ import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 const BUDGET = {
   first: { gzip: 530_000, brotli: 421_000 },
   // Per chunk, gzip, by split point (src/chunks/).
-  chunks: { workshop: 86_000, explore: 36_500, detail: 23_500, dialogs: 12_500, signin: 38_500, demo: 20_500 },
+  chunks: { workshop: 86_500, explore: 38_500, detail: 24_000, dialogs: 12_500, signin: 38_500, demo: 21_000, settings: 15_500 },
 };
 // Issue 21's target for the first load.
 const TARGET = { gzip: 300_000, brotli: 240_000 };

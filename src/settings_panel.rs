@@ -5,6 +5,7 @@ use leptos::prelude::*;
 
 use super::state::{SettingsData, use_services};
 use super::thinking_settings::{ModelHint, TeachingSwitch, ThinkingSettings};
+use crate::chunks::DetailsOnDemand;
 use engine::claude::ToolChoiceMode;
 use engine::claude::models;
 use engine::limits::{Limits, Setting};
@@ -22,7 +23,6 @@ pub fn SettingsPanel() -> impl IntoView {
     let settings = svc.settings;
     let data = settings.data;
     let show_key = RwSignal::new(false);
-    let field = move |f: fn(&SettingsData) -> String| move || data.with(f);
     let demo = move || data.with(|d| d.demo);
 
     view! {
@@ -75,56 +75,66 @@ pub fn SettingsPanel() -> impl IntoView {
                 </button>
                 <p class="hint">"The key is sent only to the base URL below, and never shown in the timeline or its details (masked as ••••••)."</p>
             </div>
-            <details class="more">
-                <summary>"Model and request"</summary>
-                <div class="field">
-                    <label for="model">"Model"</label>
-                    <input id="model" list="models" prop:value=field(|d| d.model.clone()) prop:disabled=demo
-                        on:change=move |ev| settings.update(|d| d.model = event_target_value(&ev))/>
-                    <datalist id="models">
-                        {models::suggestions().map(|m| view! { <option value=m.id>{m.summary()}</option> }).collect_view()}
-                    </datalist>
-                    <ModelHint/>
-                </div>
-                <div class="field">
-                    <label for="base-url">"Base URL"</label>
-                    <input id="base-url" prop:value=field(|d| d.base_url.clone()) prop:disabled=demo spellcheck="false"
-                        on:change=move |ev| settings.update(|d| d.base_url = event_target_value(&ev))/>
-                </div>
-                <NumberField id="max-tokens" label="Max tokens" range=widen(MAX_TOKENS_RANGE)
-                    get=|d| d.max_tokens.into()
-                    set=|d, text| if let Some(n) = bounded(text, MAX_TOKENS_RANGE) { d.max_tokens = n }/>
-                <NumberField id="max-rounds" label="Max tool rounds" range=widen(MAX_ROUNDS_RANGE)
-                    get=|d| d.max_iterations.into()
-                    set=|d, text| if let Some(n) = bounded(text, MAX_ROUNDS_RANGE) { d.max_iterations = n }/>
-                <div class="field">
-                    <label for="system">"System prompt"</label>
-                    <textarea id="system" rows="3" prop:value=field(|d| d.system.clone())
-                        on:change=move |ev| settings.update(|d| d.system = event_target_value(&ev))></textarea>
-                </div>
-                <div class="field inline">
-                    <label for="tool-choice">"Tool choice"</label>
-                    <select id="tool-choice"
-                        on:change=move |ev| settings.update(|d| d.tool_choice = ToolChoiceMode::parse(&event_target_value(&ev)))
-                        prop:value=move || data.with(|d| d.tool_choice.as_str())>
-                        {ToolChoiceMode::ALL.map(|m| view! { <option value=m.as_str()>{m.as_str()}</option> }).collect_view()}
-                    </select>
-                </div>
-                <label class="check">
-                    <input type="checkbox" prop:checked=move || data.with(|d| d.parallel_tool_use)
-                        on:change=move |ev| settings.update(|d| d.parallel_tool_use = event_target_checked(&ev))/>
-                    "Parallel tool use"
-                </label>
-                <label class="check">
-                    <input type="checkbox" prop:checked=move || data.with(|d| d.ask_before_tools)
-                        on:change=move |ev| settings.update(|d| d.ask_before_tools = event_target_checked(&ev))/>
-                    "Ask before each tool call"
-                </label>
-                <ThinkingSettings/>
-                <TeachingSwitch/>
-            </details>
-            <LimitsSettings/>
+            <DetailsOnDemand class="more" summary=ViewFn::from(|| "Model and request") what="model settings"
+                load=crate::chunks::model_settings/>
+            <DetailsOnDemand class="more" summary=ViewFn::from(|| "Limits") what="limits" load=crate::chunks::limits_settings/>
         </section>
+    }
+}
+
+/// Settings → Model and request; built in the settings chunk.
+#[component]
+pub fn ModelAndRequest() -> impl IntoView {
+    let settings = use_services().settings;
+    let data = settings.data;
+    let field = move |f: fn(&SettingsData) -> String| move || data.with(f);
+    let demo = move || data.with(|d| d.demo);
+    view! {
+        <div class="field">
+            <label for="model">"Model"</label>
+            <input id="model" list="models" prop:value=field(|d| d.model.clone()) prop:disabled=demo
+                on:change=move |ev| settings.update(|d| d.model = event_target_value(&ev))/>
+            <datalist id="models">
+                {models::suggestions().map(|m| view! { <option value=m.id>{m.summary()}</option> }).collect_view()}
+            </datalist>
+            <ModelHint/>
+        </div>
+        <div class="field">
+            <label for="base-url">"Base URL"</label>
+            <input id="base-url" prop:value=field(|d| d.base_url.clone()) prop:disabled=demo spellcheck="false"
+                on:change=move |ev| settings.update(|d| d.base_url = event_target_value(&ev))/>
+        </div>
+        <NumberField id="max-tokens" label="Max tokens" range=widen(MAX_TOKENS_RANGE)
+            get=|d| d.max_tokens.into()
+            set=|d, text| if let Some(n) = bounded(text, MAX_TOKENS_RANGE) { d.max_tokens = n }/>
+        <NumberField id="max-rounds" label="Max tool rounds" range=widen(MAX_ROUNDS_RANGE)
+            get=|d| d.max_iterations.into()
+            set=|d, text| if let Some(n) = bounded(text, MAX_ROUNDS_RANGE) { d.max_iterations = n }/>
+        <div class="field">
+            <label for="system">"System prompt"</label>
+            <textarea id="system" rows="3" prop:value=field(|d| d.system.clone())
+                on:change=move |ev| settings.update(|d| d.system = event_target_value(&ev))></textarea>
+        </div>
+        <div class="field inline">
+            <label for="tool-choice">"Tool choice"</label>
+            <select id="tool-choice"
+                on:change=move |ev| settings.update(|d| d.tool_choice = ToolChoiceMode::parse(&event_target_value(&ev)))
+                prop:value=move || data.with(|d| d.tool_choice.as_str())>
+                {ToolChoiceMode::ALL.map(|m| view! { <option value=m.as_str()>{m.as_str()}</option> }).collect_view()}
+            </select>
+        </div>
+        <label class="check">
+            <input type="checkbox" prop:checked=move || data.with(|d| d.parallel_tool_use)
+                on:change=move |ev| settings.update(|d| d.parallel_tool_use = event_target_checked(&ev))/>
+            "Parallel tool use"
+        </label>
+        <label class="check">
+            <input type="checkbox" prop:checked=move || data.with(|d| d.ask_before_tools)
+                on:change=move |ev| settings.update(|d| d.ask_before_tools = event_target_checked(&ev))/>
+            "Ask before each tool call"
+        </label>
+        <ThinkingSettings/>
+        <TeachingSwitch/>
     }
 }
 
@@ -163,13 +173,12 @@ pub(crate) fn NumberField(
     }
 }
 
-/// What a server, a lesson or a file may make the page read or do (`engine::limits`).
+/// What a server, a lesson or a file may make the page read or do (`engine::limits`); built in
+/// the settings chunk.
 #[component]
-fn LimitsSettings() -> impl IntoView {
+pub fn LimitsSettings() -> impl IntoView {
     let settings = use_services().settings;
     view! {
-        <details class="more">
-            <summary>"Limits"</summary>
             <p class="hint">"How much a server, an authorization server, a lesson or a session file may make this page \
                 read or do. Past a limit the page stops reading, says which limit, and goes on."</p>
             {Setting::ALL.map(|s| view! {
@@ -180,6 +189,5 @@ fn LimitsSettings() -> impl IntoView {
             <button type="button" class="link" on:click=move |_| settings.update(|d| d.limits = Limits::default())>
                 "Back to the defaults"
             </button>
-        </details>
     }
 }

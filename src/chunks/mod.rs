@@ -11,7 +11,7 @@ mod on_demand;
 mod sign_in;
 
 pub use demo::DemoFromChunk;
-pub use on_demand::{ChunkMissing, Loaded, OnDemand, OnDemandWhen};
+pub use on_demand::{ChunkMissing, DetailsOnDemand, Loaded, OnDemand, OnDemandWhen};
 pub use sign_in::SignInFromChunk;
 
 use leptos::prelude::*;
@@ -82,6 +82,21 @@ split_point! {
 }
 
 split_point! {
+    /// Settings → Model and request: the model and its thinking, the request's fields, the
+    /// teaching switch.
+    settings, preload preload_settings: fn model_settings() {
+        Ok(ViewFn::from(|| crate::settings_panel::ModelAndRequest().into_any()))
+    }
+}
+
+split_point! {
+    /// Settings → Limits.
+    settings: fn limits_settings() {
+        Ok(ViewFn::from(|| crate::settings_panel::LimitsSettings().into_any()))
+    }
+}
+
+split_point! {
     /// A server card's sign-in section (MCP authorization).
     signin, preload preload_signin: fn sign_in(entry: ServerEntry) {
         Ok(ViewFn::from(move || view! { <crate::servers::AuthSection entry=entry.clone()/> }.into_any()))
@@ -95,6 +110,7 @@ pub fn prefetch_when_idle() {
         leptos::task::spawn_local(async {
             // One after another: the first screen's own requests (a server's tools, a turn)
             // keep most of the connection.
+            let _ = preload_settings().await;
             let _ = preload_explore().await;
             let _ = preload_detail().await;
             let _ = preload_dialogs().await;

@@ -57,6 +57,35 @@ where
     }
 }
 
+/// A `<details>` whose body is a chunk, fetched when it is first opened (and by the idle
+/// prefetch); the summary is on the first screen.
+#[component]
+pub fn DetailsOnDemand<F, Fut>(
+    summary: ViewFn,
+    what: &'static str,
+    load: F,
+    #[prop(optional)] class: &'static str,
+) -> impl IntoView
+where
+    F: Fn() -> Fut + Clone + Send + Sync + 'static,
+    Fut: Future<Output = Loaded> + 'static,
+{
+    let opened = RwSignal::new(false);
+    let toggle = move |ev: leptos::ev::Event| {
+        use wasm_bindgen::JsCast;
+        let open = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlDetailsElement>().ok()).is_some_and(|d| d.open());
+        if open && !opened.get_untracked() {
+            opened.set(true);
+        }
+    };
+    view! {
+        <details class=class on:toggle=toggle>
+            <summary>{summary.run()}</summary>
+            <OnDemandWhen when=opened what load/>
+        </details>
+    }
+}
+
 /// Why a chunk did not arrive, as far as the page can tell.
 fn missing_why() -> &'static str {
     if navigator_offline() {

@@ -17,7 +17,7 @@ use sessions::SessionChoices;
 
 use leptos::prelude::*;
 
-use crate::chunks::OnDemandWhen;
+use crate::chunks::DetailsOnDemand;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
@@ -27,19 +27,10 @@ use engine::faults::Target;
 /// first opened (src/chunks/).
 #[component]
 pub fn WorkshopPanel() -> impl IntoView {
-    let opened = RwSignal::new(false);
-    let toggle = move |ev: leptos::ev::Event| {
-        let open = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlDetailsElement>().ok()).is_some_and(|d| d.open());
-        if open && !opened.get_untracked() {
-            opened.set(true);
-        }
-    };
+    let summary = ViewFn::from(|| view! { <h2 id="workshop-title">"Workshop"</h2> });
     view! {
         <section class="panel workshop" aria-labelledby="workshop-title">
-            <details on:toggle=toggle>
-                <summary><h2 id="workshop-title">"Workshop"</h2></summary>
-                <OnDemandWhen when=opened what="workshop tools" load=crate::chunks::workshop/>
-            </details>
+            <DetailsOnDemand summary what="workshop tools" load=crate::chunks::workshop/>
         </section>
     }
 }

@@ -154,3 +154,29 @@ async fn the_demo_model_refuses_a_left_out_tool_result_as_the_api_does() {
     assert!(request_id.as_deref().is_some_and(|r| r.starts_with("req_demo_")));
     assert_eq!(out.history.last().unwrap().tool_results().count(), 1, "the history keeps the result");
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_demo_model_thinks_and_refuses_a_changed_thinking_block_as_the_api_does() {
+    let run = |teach| async move {
+        let (tracer, _) = recording_tracer(&Native::new());
+        let agent = Agent::new(demo(), tracer);
+        let settings = ClaudeSettings { base_url: DEMO_BASE_URL.into(), api_key: String::new(), ..Default::default() };
+        let cancel = CancelToken::new();
+        let turn = Turn { teach, ..Turn::new(&settings, &[], &cancel, 8) };
+        agent.run(Vec::new(), Message::user_text("What is 17 * 23?"), &turn, Rc::new(|_| {})).await
+    };
+    let out = run(None).await;
+    assert_eq!(out.end, TurnEnd::EndTurn, "{}", out.end.explain());
+    let thinking = &out.history[1].content[0];
+    assert_eq!(thinking.kind(), "thinking");
+    assert!(thinking.0["thinking"].as_str().unwrap().contains("calculate with {\"expression\":\"17 * 23\"}"));
+
+    let out = run(Some(engine::agent::Teach::AlterThinking)).await;
+    let TurnEnd::Failed(engine::claude::ClaudeError::Api { status: 400, message, .. }) = &out.end else {
+        panic!("{:?}", out.end)
+    };
+    assert!(message.starts_with("messages.1.content.0: `thinking` or `redacted_thinking` blocks"), "{message}");
+
+    // Dropped: the demo accepts it, as the API does with adaptive thinking.
+    assert_eq!(run(Some(engine::agent::Teach::DropThinking)).await.end, TurnEnd::EndTurn);
+}

@@ -93,21 +93,35 @@ pub fn stream_events(reply: &Reply, model: &str, id: u64, input_tokens: usize) -
         "message_start",
         json!({"type": "message_start", "message": {"id": format!("msg_demo_{id}"), "type": "message", "role": "assistant", "model": model, "content": [], "stop_reason": null, "usage": {"input_tokens": input_tokens, "output_tokens": 0}}}),
     )];
+    let mut index = 0;
+    if let Some(thinking) = &reply.thinking {
+        let block = json!({"type": "thinking", "thinking": "", "signature": ""});
+        out.push(event(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0, "content_block": block}),
+        ));
+        let delta = json!({"type": "thinking_delta", "thinking": thinking});
+        out.push(event("content_block_delta", json!({"type": "content_block_delta", "index": 0, "delta": delta})));
+        let signed = json!({"type": "signature_delta", "signature": refuse::signature(thinking)});
+        out.push(event("content_block_delta", json!({"type": "content_block_delta", "index": 0, "delta": signed})));
+        out.push(event("content_block_stop", json!({"type": "content_block_stop", "index": 0})));
+        index += 1;
+    }
     out.push(event(
         "content_block_start",
-        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        json!({"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}),
     ));
     let chars: Vec<char> = reply.text.chars().collect();
     for piece in chars.chunks(16) {
         let text: String = piece.iter().collect();
         out.push(event(
             "content_block_delta",
-            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
+            json!({"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": text}}),
         ));
     }
-    out.push(event("content_block_stop", json!({"type": "content_block_stop", "index": 0})));
-    for (i, (name, input)) in reply.calls.iter().enumerate() {
-        let index = i + 1;
+    out.push(event("content_block_stop", json!({"type": "content_block_stop", "index": index})));
+    for (name, input) in &reply.calls {
+        index += 1;
         let block = json!({"type": "tool_use", "id": format!("toolu_demo_{id}_{index}"), "name": name, "input": {}});
         out.push(event(
             "content_block_start",
@@ -192,7 +206,7 @@ impl<P: Platform + Clone + 'static> Demo<P> {
             let body = futures::stream::once(async move { Ok(text.into_bytes()) }).boxed_local();
             return Ok(HttpResponse::new(200, headers.with("content-type", "application/json"), body));
         }
-        if let Some(message) = refuse::missing_tool_results(&body) {
+        if let Some(message) = refuse::why(&body) {
             let request_id = headers.get("request-id").unwrap_or_default().to_owned();
             let text = json!({"type": "error", "error": {"type": "invalid_request_error", "message": message}, "request_id": request_id})
                 .to_string();

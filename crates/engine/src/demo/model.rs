@@ -12,6 +12,9 @@ use serde_json::{Map, Value, json};
 /// What the demo model answers: text and tool calls, and why it stopped.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Reply {
+    /// Reasoning shown as a thinking block before the text (signed, so a changed one is refused
+    /// as the API refuses it: `refuse.rs`).
+    pub thinking: Option<String>,
     pub text: String,
     pub calls: Vec<(String, Value)>,
     pub stop_reason: &'static str,
@@ -21,6 +24,7 @@ impl Reply {
     /// An answer a lesson wrote for the demo model: it says so, and stops for its tool calls.
     pub fn scripted(text: &str, calls: Vec<(String, Value)>) -> Reply {
         Reply {
+            thinking: None,
             text: format!("(Demo model, scripted by the lesson.) {text}"),
             stop_reason: if calls.is_empty() { "end_turn" } else { "tool_use" },
             calls,
@@ -213,6 +217,7 @@ pub fn respond(request: &Value) -> Reply {
     if calls.is_empty() {
         let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).take(8).collect();
         return Reply {
+            thinking: None,
             text: format!(
                 "(Demo model, not Claude.) I found no tool that fits. Try \"What's the weather in Tokyo, and what is 17 * 23?\", or name one of these tools: {}.",
                 names.join(", ")
@@ -222,7 +227,13 @@ pub fn respond(request: &Value) -> Reply {
         };
     }
     let names: Vec<&str> = calls.iter().map(|(n, _)| n.as_str()).collect();
+    let reasoning = calls.iter().map(|(n, args)| format!("{n} with {args}")).collect::<Vec<_>>().join(", then ");
     Reply {
+        thinking: Some(format!(
+            "(The demo model's reasoning, made by rules, not Claude's.) Words of the question match the name or \
+             description of {}. Each tool's input_schema says what to fill in, so I'll call {reasoning}.",
+            names.join(" and ")
+        )),
         text: format!("(Demo model, not Claude.) I'll use {}.", names.join(" and ")),
         calls,
         stop_reason: "tool_use",
@@ -277,9 +288,9 @@ fn answer_from_results(messages: &[Value], results: &[&Value]) -> Reply {
     }
     if !retry.is_empty() {
         let calls = retry.into_iter().map(|(_, name, input)| (name, input)).collect();
-        return Reply { text: lines.join("\n"), calls, stop_reason: "tool_use" };
+        return Reply { thinking: None, text: lines.join("\n"), calls, stop_reason: "tool_use" };
     }
-    Reply { text: lines.join("\n"), calls: Vec::new(), stop_reason: "end_turn" }
+    Reply { thinking: None, text: lines.join("\n"), calls: Vec::new(), stop_reason: "end_turn" }
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
-//! The one 400 the demo model gives, in the API's words: a `tool_use` not answered by a
-//! `tool_result` at the start of the next message. The teaching switch leaves the results out
-//! on purpose, and a workshop without a key should see what Claude's API would say.
+//! The 400s the demo model gives, in the API's words: a `tool_use` not answered by a
+//! `tool_result` at the start of the next message, and a changed thinking block in the latest
+//! assistant message. The teaching switch makes both mistakes on purpose, and a workshop
+//! without a key should see what Claude's API would say.
 
 use serde_json::Value;
 
@@ -8,8 +9,33 @@ fn blocks(message: &Value) -> &[Value] {
     message["content"].as_array().map(Vec::as_slice).unwrap_or_default()
 }
 
-/// Why the Messages API would refuse this request body's history, if it would for this reason.
-pub fn missing_tool_results(request: &Value) -> Option<String> {
+/// Why the Messages API would refuse this request body's history, if the demo knows the reason.
+pub fn why(request: &Value) -> Option<String> {
+    missing_tool_results(request).or_else(|| modified_thinking(request))
+}
+
+/// The demo's signature of a thinking block: a checksum of its text (FNV-1a), so a changed text
+/// no longer matches. The API's signatures are cryptographic; the lesson is the same.
+pub fn signature(text: &str) -> String {
+    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    format!("demo-{hash:016x}")
+}
+
+/// A thinking block of the latest assistant message that no longer matches its signature.
+fn modified_thinking(request: &Value) -> Option<String> {
+    let messages = request["messages"].as_array()?;
+    let (i, latest) = messages.iter().enumerate().rev().find(|(_, m)| m["role"] == "assistant")?;
+    let j = blocks(latest).iter().position(|b| {
+        b["type"] == "thinking"
+            && b["signature"].as_str() != Some(signature(b["thinking"].as_str().unwrap_or_default()).as_str())
+    })?;
+    Some(format!(
+        "messages.{i}.content.{j}: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be \
+         modified. These blocks must remain as they were in the original response."
+    ))
+}
+
+fn missing_tool_results(request: &Value) -> Option<String> {
     let messages = request["messages"].as_array()?;
     for (i, message) in messages.iter().enumerate() {
         if message["role"] != "assistant" {
@@ -73,5 +99,22 @@ mod tests {
         let unanswered = json!({"messages": [{"role": "user", "content": "q"},
             {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "x", "input": {}}]}]});
         assert!(missing_tool_results(&unanswered).unwrap().contains("immediately after. Each"));
+    }
+
+    #[test]
+    fn a_changed_thinking_block_is_refused_and_an_unchanged_one_is_not() {
+        let thinking = |text: &str| {
+            json!({"messages": [
+                {"role": "user", "content": "weather?"},
+                {"role": "assistant", "content": [
+                    {"type": "thinking", "thinking": text, "signature": signature("Use the weather tool.")},
+                    {"type": "tool_use", "id": "t1", "name": "get_weather", "input": {}}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "Sunny"}]},
+            ]})
+        };
+        assert_eq!(why(&thinking("Use the weather tool.")), None);
+        let changed = why(&thinking("Use the weather tool. (Changed.)")).unwrap();
+        assert!(changed.starts_with("messages.1.content.0: `thinking` or `redacted_thinking` blocks"), "{changed}");
+        assert_ne!(signature("a"), signature("b"));
     }
 }
