@@ -3,8 +3,8 @@
 
 use leptos::prelude::*;
 
+use super::loop_settings::{ModelHint, ServerToolsSettings, TeachingSwitch, ThinkingSettings};
 use super::state::{SettingsData, use_services};
-use super::thinking_settings::{ModelHint, TeachingSwitch, ThinkingSettings};
 use crate::chunks::DetailsOnDemand;
 use engine::claude::ToolChoiceMode;
 use engine::claude::models;
@@ -134,6 +134,7 @@ pub fn ModelAndRequest() -> impl IntoView {
             "Ask before each tool call"
         </label>
         <ThinkingSettings/>
+        <ServerToolsSettings/>
         <TeachingSwitch/>
     }
 }

@@ -9,6 +9,7 @@
 //! - `{"reply": {"content": [{"text": "…"} | {"tool_use": {"name", "input", "id"?}} | {"thinking": "…"}
 //!   | {"redacted_thinking": "opaque data"}],
 //!   "stop_reason"?: "end_turn", "event_delay_ms"?: 0, "stop_details"?: …}}`
+//!   | {"server_tool_use": {"name", "input", "id"?}} | {"server_tool_result": <the whole result block>}
 //! - `{"summarize": {}}`: a text reply that quotes every tool_result of the last user message.
 //! - `{"max_tokens_mid_tool_use": {"text"?: "…", "name": "…", "partial": "{\"te"}}`
 //! - `{"error": {"status": 429, "type": "rate_limit_error", "message": "…", "headers": {"retry-after": "1"}}}`
@@ -180,6 +181,10 @@ async fn messages(inner: &Arc<Inner>, path: &str, headers: &HeaderMap, body: &[u
     play(&step, &request, &request_id, n, usage)
 }
 
+/// The server tools the fake knows: a `type` prefix and the name that goes with it.
+const SERVER_TOOLS: [(&str, &str); 3] =
+    [("web_search_", "web_search"), ("web_fetch_", "web_fetch"), ("code_execution_", "code_execution")];
+
 fn name_ok(name: &str, max: usize, extra: &[char]) -> bool {
     !name.is_empty()
         && name.chars().count() <= max
@@ -205,6 +210,24 @@ fn validate(req: &Value, count_only: bool) -> Result<(), String> {
     let mut names = Vec::new();
     for (i, tool) in tools.iter().enumerate() {
         let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
+        // A tool the API runs itself: its versioned type names it, and it has no schema.
+        if let Some(kind) = tool.get("type").and_then(Value::as_str).filter(|k| *k != "custom") {
+            let known = SERVER_TOOLS.iter().find(|(prefix, _)| kind.starts_with(prefix));
+            match known {
+                Some((_, wanted)) if name == *wanted => {}
+                Some((_, wanted)) => return Err(format!("tools.{i}.{kind}.name: Input should be '{wanted}'")),
+                None => {
+                    return Err(format!(
+                        "tools.{i}: Input tag '{kind}' found using 'type' does not match any of the expected tags"
+                    ));
+                }
+            }
+            if names.contains(&name) {
+                return Err("tools: Tool names must be unique.".into());
+            }
+            names.push(name);
+            continue;
+        }
         if !name_ok(name, 64, &[]) {
             return Err(format!("tools.{i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'"));
         }
@@ -416,18 +439,29 @@ impl Writer {
         self.stop();
     }
 
+    /// A call block of `kind` (server_tool_use), streamed as a tool_use is.
+    fn call(&mut self, kind: &str, id: &str, name: &Value, input: &str) {
+        self.start(json!({ "type": kind, "id": id, "name": name, "input": {} }));
+        self.stream_input(input);
+        self.stop();
+    }
+
     /// Starts a tool_use and streams its input like the real API: an empty first delta, then
     /// the JSON in 7-character pieces. `finish: false` leaves the block open (max_tokens).
     fn tool_use(&mut self, id: &str, name: &Value, input: &str, finish: bool) {
         self.start(json!({ "type": "tool_use", "id": id, "name": name, "input": {} }));
+        self.stream_input(input);
+        if finish {
+            self.stop();
+        }
+    }
+
+    fn stream_input(&mut self, input: &str) {
         for piece in std::iter::once(String::new()).chain(split(input, 7)) {
             self.pause();
             self.delta(json!({ "type": "input_json_delta", "partial_json": piece }));
         }
         self.output_tokens += 10;
-        if finish {
-            self.stop();
-        }
     }
 }
 
@@ -497,6 +531,16 @@ fn play(step: &Value, request: &Value, request_id: &str, n: u64, usage: Usage) -
                     w.start(json!({ "type": "redacted_thinking", "data": data }));
                     w.stop();
                 }
+            } else if let Some(t) = block.get("server_tool_use") {
+                // Anthropic's side runs it: the stream pauses while it does, then its result
+                // comes as one complete block (`server_tool_result` in the script).
+                let id =
+                    t["id"].as_str().map(str::to_owned).unwrap_or_else(|| format!("srvtoolu_fake_{n:04}_{}", w.index));
+                w.call("server_tool_use", &id, &t["name"], &t["input"].to_string());
+                w.chunks.push(Chunk::Wait(w.delay.max(50)));
+            } else if let Some(result) = block.get("server_tool_result") {
+                w.start(result.clone());
+                w.stop();
             } else if let Some(t) = block.get("tool_use") {
                 used_tools = true;
                 let id =

@@ -27,6 +27,7 @@ test("adaptive thinking: sent as set, streamed into the chat and onto Claude's l
   await useFakeClaude(page, key);
   await thinkingSettings(page, { model: "claude-opus-4-7", mode: "adaptive", effort: "low", display: "summarized" });
   await expect(page.locator("#model-hint")).toHaveText(/^claude-opus-4-7: thinks when asked · thinking text omitted by default\.$/);
+  await page.locator("#thinking-mode").scrollIntoViewIfNeeded();
   await snap(page, "thinking-settings");
 
   await script(key, turn("The product needs exact arithmetic: the calculator."));
@@ -73,6 +74,7 @@ test("omitted thinking says so, and a budget the model refuses is named before a
   await expect(verdict).toHaveText(
     'The API would refuse this: claude-opus-5-5 does not accept thinking type "enabled": use adaptive thinking with an effort.',
   );
+  await verdict.scrollIntoViewIfNeeded();
   await snap(page, "thinking-verdict");
   const sent = (await requests(key)).length;
   await ask(page, "Again?");
@@ -88,7 +90,9 @@ test("the teaching switch alters a thinking block: the API's 400 is shown, and R
   await useFakeClaude(page, key);
   await thinkingSettings(page, { model: "claude-sonnet-4-6", mode: "adaptive", display: "summarized" });
   await page.getByLabel("Teaching: break the next turn on purpose").selectOption("alter-thinking");
-  await script(key, [...turn("Use the calculator."), ...turn("Use the calculator.")]);
+  // The refused request plays no step: the retried turn answers from the second one.
+  const [call, summary] = turn("Use the calculator.");
+  await script(key, [call, call, summary]);
   await ask(page, "What is 17 * 23?");
   const chat = page.getByRole("log", { name: "Conversation" });
   await expect(chat.getByText(/sends a thinking block changed/)).toBeVisible();

@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::claude::server_tools::ServerTool;
 use super::claude::thinking::Thinking;
 use super::claude::{ClaudeSettings, DEFAULT_BASE_URL, DEFAULT_MODEL, ToolChoiceMode};
 use super::demo::DEMO_BASE_URL;
@@ -41,6 +42,8 @@ pub struct UserSettings {
     pub tool_choice: ToolChoiceMode,
     pub parallel_tool_use: bool,
     pub thinking: Thinking,
+    /// Tools the API runs itself (web search, web fetch, code execution).
+    pub server_tools: Vec<ServerTool>,
     /// Ask before every tool call (C-31).
     pub ask_before_tools: bool,
     pub max_iterations: u32,
@@ -60,6 +63,7 @@ impl Default for UserSettings {
             tool_choice: ToolChoiceMode::Auto,
             parallel_tool_use: true,
             thinking: Thinking::default(),
+            server_tools: Vec::new(),
             ask_before_tools: false,
             max_iterations: 10,
             remember_key: false,
@@ -105,6 +109,8 @@ impl UserSettings {
             parallel_tool_use: self.parallel_tool_use,
             // The demo model ignores thinking settings: they are for the real API.
             thinking: if self.demo { Thinking::default() } else { self.thinking },
+            // The demo model runs no server tools: they are the real API's.
+            server_tools: if self.demo { Vec::new() } else { self.server_tools.clone() },
             limits: self.limits,
             ..ClaudeSettings::default()
         }

@@ -101,7 +101,7 @@ impl Catalog {
                 name: t.name.to_owned(),
                 description: Some(t.description.to_owned()),
                 input_schema: (t.input_schema)(),
-                cache_control: None,
+                ..ToolDef::default()
             };
             catalog.add(Origin::Local { function: t.name.to_owned() }, def, Vec::new());
         }
@@ -126,7 +126,7 @@ impl Catalog {
                             name: claude_name(&prefix, &tool.name),
                             description: tool.description.clone().or_else(|| tool.title.clone()),
                             input_schema: schema,
-                            cache_control: None,
+                            ..ToolDef::default()
                         };
                         catalog.add(origin, def, notes);
                     }

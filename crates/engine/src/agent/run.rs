@@ -170,6 +170,9 @@ impl<P: Platform> Agent<P> {
         self.tracer.emit(Peer::User, TraceKind::UserMessage { text: user.text() });
         history.push(user);
         let catalog = self.aggregate(turn.servers, 1, &emit).await;
+        if let Some(note) = crate::claude::server_tools::phase_one_note(&turn.settings.server_tools) {
+            self.tracer.note(Peer::Client, note);
+        }
         let mut state = TurnState { history, catalog, iteration: 0, broken_results: None, taught: false };
         while state.iteration < turn.max_iterations {
             state.iteration += 1;

@@ -73,6 +73,13 @@ impl<P: Platform> Agent<P> {
                 return Err(TurnEnd::Aborted);
             }
         }
+        if answer.stop_reason.as_deref() == Some("pause_turn") {
+            self.tracer.note(
+                Peer::Client,
+                "pause_turn: the API paused its own loop of server tools (it runs a limited number of steps per \
+                 request). Claude's message goes back unchanged, with no new user message, and the API carries on.",
+            );
+        }
         Ok(ending(&answer, !tool_uses.is_empty()))
     }
 
@@ -99,7 +106,8 @@ impl<P: Platform> Agent<P> {
             history::check(&s.history).map_err(|why| TurnEnd::Failed(ClaudeError::InvalidHistory(why)))?;
             Cow::Borrowed(&s.history)
         };
-        let tools = s.catalog.tool_defs();
+        let mut tools = s.catalog.tool_defs();
+        tools.extend(turn.settings.server_tools.iter().map(|t| t.def()));
         let forced = if tools.is_empty() { None } else { turn.settings.forced_tool_choice() };
         let settings = turn.settings;
         settings
@@ -176,7 +184,8 @@ impl<P: Platform> Agent<P> {
                 "redacted_thinking" => {
                     TraceKind::Thinking { text: String::new(), redacted: true, signature_chars: chars("data") }
                 }
-                _ => continue,
+                "text" | "tool_use" => continue,
+                other => TraceKind::ApiBlock { kind: other.to_owned(), block: block.0.clone() },
             };
             self.tracer.emit(Peer::Claude, kind);
         }

@@ -183,7 +183,9 @@ impl Accumulator {
         let Some(Some(slot)) = self.blocks.get_mut(index) else { return };
         slot.open = false;
         let Value::Object(block) = &mut slot.block else { return };
-        if block.get("type").and_then(Value::as_str) != Some("tool_use") {
+        // Every call block streams its input: Claude's tool_use, and the calls the API runs
+        // itself (server_tool_use, mcp_tool_use), which go back in the next request as they came.
+        if !block.contains_key("input") {
             return;
         }
         let raw = std::mem::take(&mut slot.json);
@@ -358,5 +360,26 @@ mod tests {
             a.message.content[0].0,
             json!({"type":"thinking","thinking":"Weather means a tool.","signature":"EqQBCgIY"})
         );
+    }
+
+    #[test]
+    fn a_call_the_api_runs_itself_keeps_its_streamed_input_and_its_result_block() {
+        let result = json!({"type":"web_search_tool_result","tool_use_id":"srvtoolu_1",
+            "content":[{"type":"web_search_result","url":"https://example.com","title":"E","encrypted_content":"x"}]});
+        let (a, _) = run(&[
+            json!({"type":"message_start","message":{"id":"m","content":[]}}),
+            json!({"type":"content_block_start","index":0,"content_block":{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}}),
+            json!({"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"query\": "}}),
+            json!({"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"\"mcp\"}"}}),
+            json!({"type":"content_block_stop","index":0}),
+            json!({"type":"content_block_start","index":1,"content_block":result}),
+            json!({"type":"content_block_stop","index":1}),
+        ]);
+        assert_eq!(
+            a.message.content[0].0,
+            json!({"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"mcp"}})
+        );
+        assert_eq!(a.message.content[1].0, result);
+        assert!(a.tool_uses().is_empty(), "the API runs it: the page routes nothing");
     }
 }

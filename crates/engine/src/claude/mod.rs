@@ -7,6 +7,7 @@ mod error;
 pub mod history;
 pub mod models;
 pub mod retry;
+pub mod server_tools;
 mod settings;
 pub mod thinking;
 

@@ -47,6 +47,8 @@ pub struct ClaudeSettings {
     pub tool_choice: ToolChoiceMode,
     pub parallel_tool_use: bool,
     pub thinking: Thinking,
+    /// Tools the API runs itself, added after the client's tools.
+    pub server_tools: Vec<super::server_tools::ServerTool>,
     pub max_retries: u32,
     /// How much an answer may make the page read (`engine::limits`).
     pub limits: crate::limits::Limits,
@@ -63,6 +65,7 @@ impl Default for ClaudeSettings {
             tool_choice: ToolChoiceMode::Auto,
             parallel_tool_use: true,
             thinking: Thinking::default(),
+            server_tools: Vec::new(),
             max_retries: super::retry::DEFAULT_MAX_RETRIES,
             limits: crate::limits::Limits::default(),
         }

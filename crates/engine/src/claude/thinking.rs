@@ -162,10 +162,8 @@ impl Thinking {
         self.check(model, max_tokens, forced).err().map(|rule| format!("The API would refuse this: {rule}."))
     }
 
-    /// The rules the API enforces with a 400, for a request to `model` with `max_tokens` and a
-    /// forced `tool_choice` (`Some("any")`) when tools are sent. A model Loopscope does not
-    /// know gets only the model-independent rules.
-    pub fn check(&self, model: &str, max_tokens: u32, forced: Option<&'static str>) -> Result<(), ThinkingRule> {
+    /// A budget's own rules: its size, below `max_tokens`, and no forced tool call with it.
+    fn check_budget(&self, max_tokens: u32, forced: Option<&'static str>) -> Result<(), ThinkingRule> {
         if self.mode == ThinkingMode::Budget {
             if self.budget_tokens < MIN_BUDGET {
                 return Err(ThinkingRule::BudgetTooSmall { budget: self.budget_tokens });
@@ -177,7 +175,14 @@ impl Thinking {
                 return Err(ThinkingRule::ForcedWithBudget { choice });
             }
         }
-        let Some(m) = Model::find(model) else { return Ok(()) };
+        Ok(())
+    }
+
+    /// The rules the API enforces with a 400, for a request to `model` with `max_tokens` and a
+    /// forced `tool_choice` (`Some("any")`) when tools are sent. A model Loopscope does not
+    /// know gets only the model-independent rules.
+    pub fn check(&self, model: &str, max_tokens: u32, forced: Option<&'static str>) -> Result<(), ThinkingRule> {
+        let Some(m) = Model::find(model) else { return self.check_budget(max_tokens, forced) };
         let kind = match self.mode {
             ThinkingMode::ModelDefault => None,
             ThinkingMode::Off => Some(ThinkingKind::Disabled),
@@ -193,6 +198,7 @@ impl Thinking {
             };
             return Err(ThinkingRule::KindNotAccepted { model: m.id, kind: kind.wire(), instead });
         }
+        self.check_budget(max_tokens, forced)?;
         if let Some(choice) = forced
             && !m.allows_forced_tool_choice
         {

@@ -139,6 +139,7 @@ pub fn raw(e: &TraceEvent, trace_limit: usize) -> RawStep {
         ),
         TraceKind::ToolUse { name, input, tool_use_id } => (format!("tool_use {name} ({tool_use_id})"), pretty(input)),
         TraceKind::Thinking { text, redacted, signature_chars } => thinking_detail(text, *redacted, *signature_chars),
+        TraceKind::ApiBlock { kind, block } => (kind.clone(), pretty(block)),
         TraceKind::LocalCall { function, input, output, is_error, elapsed_ms, .. } => (
             format!(
                 "Local function {function}, {} ms{}",
@@ -188,6 +189,7 @@ impl Lane {
             Lane::Client => "Loopscope".into(),
             Lane::Claude => "Claude API".into(),
             Lane::Local => "Local functions".into(),
+            Lane::ApiTools => "Claude API's own tools".into(),
             Lane::Server(id) => format!("MCP: {}", named(id)),
             Lane::Authorization(id) => format!("OAuth: {}", named(id)),
         }

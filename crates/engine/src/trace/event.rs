@@ -225,6 +225,13 @@ pub enum TraceKind {
         /// The length of its signature (or redacted data): what the API checks it by.
         signature_chars: usize,
     },
+    /// A block of Claude's answer that the page does not route: a call the API ran itself
+    /// (`server_tool_use`, `mcp_tool_use`), its result (`web_search_tool_result`, …), or a block
+    /// type this page does not know. Shown as it came; it goes back unchanged.
+    ApiBlock {
+        kind: String,
+        block: Value,
+    },
     /// Claude asked for a tool (phase 2's output).
     ToolUse {
         tool_use_id: String,

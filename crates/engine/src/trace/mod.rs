@@ -171,6 +171,7 @@ impl Tracer {
             },
             UserMessage { text } => UserMessage { text: self.mask(&text) },
             ToolUse { tool_use_id, name, input } => ToolUse { tool_use_id, name, input: self.mask_value(input) },
+            ApiBlock { kind, block } => ApiBlock { kind, block: self.mask_value(block) },
             Thinking { text, redacted, signature_chars } => {
                 Thinking { text: self.mask(&text), redacted, signature_chars }
             }

@@ -5,12 +5,21 @@ use serde_json::Value;
 
 use super::Message;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// An entry of `tools`: a client tool (name, description, `input_schema`), or a tool the API
+/// runs itself (`type` names it and its version, e.g. `web_search_20250305`; no schema).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ToolDef {
+    /// Set for a server tool; absent (the API reads `custom`) for a client tool.
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Value::is_null")]
     pub input_schema: Value,
+    /// How many times a server tool may run in one request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_uses: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_control: Option<Value>,
 }

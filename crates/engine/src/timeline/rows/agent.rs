@@ -49,6 +49,43 @@ impl Timeline {
         self.add(e, RowKind::Note { lane: Lane::Claude }, label, detail)
     }
 
+    /// A block the page does not route: a call the API runs itself and its result, on the API's
+    /// tools lane; a block type this page does not know, as a note with its JSON.
+    pub(super) fn on_api_block(&mut self, e: &TraceEvent, kind: &str, block: &Value) -> usize {
+        if kind == "server_tool_use" || kind == "mcp_tool_use" {
+            self.show_lane(Lane::ApiTools);
+            let name = block.get("name").and_then(Value::as_str).unwrap_or("?");
+            let label = format!("{kind} {name}");
+            let row = self.add(e, arrow(Lane::Claude, Lane::ApiTools), label, short_json(&block["input"], 60));
+            self.for_tool(row, block.get("id").and_then(Value::as_str).map(str::to_owned));
+            return row;
+        }
+        if kind.ends_with("_tool_result") {
+            self.show_lane(Lane::ApiTools);
+            let content = &block["content"];
+            let error = content.get("error_code").and_then(Value::as_str);
+            let detail = match (error, content) {
+                (Some(code), _) => format!("error: {code}"),
+                (None, Value::Array(items)) => {
+                    format!("{} item{}", items.len(), if items.len() == 1 { "" } else { "s" })
+                }
+                (None, other) => short_json(other, 60),
+            };
+            let row = self.add(e, arrow(Lane::ApiTools, Lane::Claude), kind.to_owned(), detail);
+            self.for_tool(row, block.get("tool_use_id").and_then(Value::as_str).map(str::to_owned));
+            if let Some(code) = error {
+                self.badge(row, BadgeKind::ToolError, code, true);
+            } else if block.get("is_error") == Some(&Value::Bool(true)) {
+                self.badge(row, BadgeKind::ToolError, "is_error", true);
+            }
+            return row;
+        }
+        let row =
+            self.add(e, RowKind::Note { lane: Lane::Claude }, format!("unknown block {kind}"), short_json(block, 80));
+        self.badge(row, BadgeKind::Info, "kept as it came", false);
+        row
+    }
+
     pub(super) fn on_route(&mut self, e: &TraceEvent, tool_use_id: &str, name: &str, target: &RouteTarget) -> usize {
         let row = self.add(e, arrow(Lane::Client, Lane::Client), format!("route {name}"), target.arrow());
         self.for_tool(row, Some(tool_use_id.to_owned()));

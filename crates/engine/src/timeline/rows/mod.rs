@@ -24,6 +24,8 @@ pub enum Lane {
     Claude,
     Local,
     Server(String),
+    /// The tools the Claude API runs on Anthropic's side (web search, code execution, …).
+    ApiTools,
     /// The authorization server (and metadata endpoints) of the MCP server with this id.
     Authorization(String),
 }
@@ -207,6 +209,7 @@ impl Timeline {
             }
             TraceKind::ToolUse { tool_use_id, name, input } => Some(self.on_tool_use(e, tool_use_id, name, input)),
             TraceKind::Thinking { text, redacted, .. } => Some(self.on_thinking(e, text, *redacted)),
+            TraceKind::ApiBlock { kind, block } => Some(self.on_api_block(e, kind, block)),
             TraceKind::Route { tool_use_id, name, target } => Some(self.on_route(e, tool_use_id, name, target)),
             TraceKind::LocalCall { tool_use_id, function, input, output, is_error, elapsed_ms } => {
                 Some(self.on_local_call(e, tool_use_id, function, input, output, *is_error, *elapsed_ms))
@@ -238,10 +241,15 @@ impl Timeline {
 
     fn lane(&mut self, peer: &Peer) -> Lane {
         let lane = Lane::of(peer);
-        if !self.lanes.contains(&lane) {
-            self.lanes.push(lane.clone());
-        }
+        self.show_lane(lane.clone());
         lane
+    }
+
+    /// Draws `lane` from now on (lanes appear as they are first used).
+    fn show_lane(&mut self, lane: Lane) {
+        if !self.lanes.contains(&lane) {
+            self.lanes.push(lane);
+        }
     }
 
     fn add(&mut self, e: &TraceEvent, kind: RowKind, label: impl Into<String>, detail: impl Into<String>) -> usize {

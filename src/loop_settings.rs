@@ -1,6 +1,6 @@
 //! The Claude-side loop settings that today's models change under the user's feet: what the
-//! chosen model does with thinking, the thinking request fields, and the teaching switch. Every
-//! decision (what a model accepts, which rule a request breaks) is the engine's.
+//! chosen model does with thinking, the thinking request fields, the tools the API runs itself,
+//! and the teaching switch. Every decision (what a model accepts, which rule a request breaks) is the engine's.
 
 use leptos::prelude::*;
 
@@ -8,6 +8,7 @@ use super::settings_panel::{NumberField, widen};
 use super::state::use_services;
 use engine::agent::Teach;
 use engine::claude::models::Model;
+use engine::claude::server_tools::ServerTool;
 use engine::claude::thinking::{Display, Effort, MIN_BUDGET, ThinkingMode};
 use engine::settings::{MAX_TOKENS_RANGE, bounded};
 
@@ -97,5 +98,34 @@ pub fn TeachingSwitch() -> impl IntoView {
                 {Teach::ALL.iter().map(|t| view! { <option value=t.key()>{t.label()}</option> }).collect_view()}
             </select>
         </div>
+    }
+}
+
+/// Tools the API runs itself: each one a checkbox, added after the client's tools.
+#[component]
+pub fn ServerToolsSettings() -> impl IntoView {
+    let settings = use_services().settings;
+    let data = settings.data;
+    view! {
+        <fieldset class="thinking-settings">
+            <legend>"Server tools (the API runs them)"</legend>
+            {ServerTool::ALL.iter().map(|&tool| view! {
+                <label class="check">
+                    <input type="checkbox" prop:checked=move || data.with(|d| d.server_tools.contains(&tool))
+                        on:change=move |ev| {
+                            let on = event_target_checked(&ev);
+                            settings.update(|d| {
+                                d.server_tools.retain(|t| *t != tool);
+                                if on {
+                                    d.server_tools.push(tool);
+                                }
+                            });
+                        }/>
+                    {tool.label()}" "<code>{tool.wire_type()}</code>
+                </label>
+            }).collect_view()}
+            <p class="hint">"Claude calls these with server_tool_use and Anthropic's side runs them: on the timeline they \
+                go to the API's own lane, and this page routes nothing. Each search or fetch is billed by the API."</p>
+        </fieldset>
     }
 }

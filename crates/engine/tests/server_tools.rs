@@ -1,0 +1,118 @@
+//! Tools the API runs itself, through the whole loop against the strict fake Messages API: the
+//! entry in `tools`, the call and its result on the API's own lane, both sent back as they came,
+//! and `pause_turn` continued with no new user message.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod support;
+
+use engine::agent::{Agent, Turn, TurnEnd};
+use engine::cancel::CancelToken;
+use engine::claude::ClaudeSettings;
+use engine::claude::server_tools::ServerTool;
+use engine::timeline::{Lane, RowKind, Timeline};
+use engine::trace::TraceKind;
+use protocol::claude::Message;
+use serde_json::json;
+use std::rc::Rc;
+use support::{Native, recording_tracer};
+use testkit::fake_claude::FakeClaude;
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_web_search_runs_on_the_apis_side_and_a_paused_turn_goes_on() {
+    let fake = FakeClaude::start(0).await;
+    let platform = Native::new();
+    let (tracer, trace) = recording_tracer(&platform);
+    let agent = Agent::new(platform, tracer);
+    let key = "sk-server-tools";
+    let settings = ClaudeSettings {
+        base_url: fake.base_url(),
+        api_key: key.into(),
+        server_tools: vec![ServerTool::WebSearch],
+        ..ClaudeSettings::default()
+    };
+    let result = json!({"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": [
+        {"type": "web_search_result", "url": "https://modelcontextprotocol.io", "title": "MCP", "encrypted_content": "Eo8B", "page_age": null}
+    ]});
+    fake.script(
+        key,
+        vec![
+            json!({"reply": {"content": [
+                {"server_tool_use": {"id": "srvtoolu_1", "name": "web_search", "input": {"query": "MCP spec"}}},
+                {"server_tool_result": result},
+                {"text": "Searching further…"}
+            ], "stop_reason": "pause_turn"}}),
+            json!({"reply": {"content": [{"text": "MCP is specified at modelcontextprotocol.io."}]}}),
+        ],
+    );
+    let cancel = CancelToken::new();
+    let turn = Turn::new(&settings, &[], &cancel, 4);
+    let out = agent.run(Vec::new(), Message::user_text("Where is MCP specified?"), &turn, Rc::new(|_| {})).await;
+    assert_eq!(out.end, TurnEnd::EndTurn, "{}", out.end.explain());
+
+    let sent = fake.requests(key);
+    assert_eq!(sent.len(), 2, "pause_turn was continued once");
+    let first = sent[0].json();
+    let entry = first["tools"].as_array().unwrap().iter().find(|t| t["name"] == "web_search").cloned();
+    assert_eq!(entry, Some(json!({"type": "web_search_20250305", "name": "web_search", "max_uses": 5})));
+    // Continued with Claude's paused message last, unchanged, and no new user message.
+    let second = sent[1].json();
+    let messages = second["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 2);
+    assert_eq!(messages[1]["role"], "assistant");
+    assert_eq!(
+        messages[1]["content"][0],
+        json!({"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "MCP spec"}})
+    );
+    assert_eq!(messages[1]["content"][1], result);
+    assert_eq!(second["tools"], first["tools"], "the same tools on resume");
+
+    // The timeline: the call and its result on the API's own lane, the pause explained.
+    let mut timeline = Timeline::new();
+    for e in trace.borrow().iter() {
+        timeline.push(e);
+    }
+    assert!(timeline.lanes().contains(&Lane::ApiTools));
+    let row = |label: &str| timeline.rows().iter().find(|r| r.label == label).cloned();
+    let call = row("server_tool_use web_search").expect("the call's row");
+    assert_eq!(call.kind, RowKind::Arrow { from: Lane::Claude, to: Lane::ApiTools });
+    assert_eq!(call.detail, r#"{"query":"MCP spec"}"#);
+    let back = row("web_search_tool_result").expect("the result's row");
+    assert_eq!(
+        (back.kind, back.detail.as_str()),
+        (RowKind::Arrow { from: Lane::ApiTools, to: Lane::Claude }, "1 item")
+    );
+    assert!(
+        trace.borrow().iter().any(|e| matches!(&e.kind, TraceKind::Note { text } if text.starts_with("pause_turn:")))
+    );
+    // Nothing was routed by the page.
+    assert!(!trace.borrow().iter().any(|e| matches!(e.kind, TraceKind::Route { .. })));
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn an_unknown_block_is_kept_shown_and_sent_back() {
+    let fake = FakeClaude::start(0).await;
+    let platform = Native::new();
+    let (tracer, trace) = recording_tracer(&platform);
+    let agent = Agent::new(platform, tracer);
+    let key = "sk-unknown-block";
+    let settings = ClaudeSettings { base_url: fake.base_url(), api_key: key.into(), ..ClaudeSettings::default() };
+    let novel = json!({"type": "hologram", "frames": [1, 2]});
+    fake.script(
+        key,
+        vec![
+            json!({"reply": {"content": [{"server_tool_result": novel}, {"tool_use": {"name": "calculate", "input": {"expression": "2+2"}}}]}}),
+            json!({"summarize": {}}),
+        ],
+    );
+    let cancel = CancelToken::new();
+    let turn = Turn::new(&settings, &[], &cancel, 4);
+    let out = agent.run(Vec::new(), Message::user_text("2+2?"), &turn, Rc::new(|_| {})).await;
+    assert_eq!(out.end, TurnEnd::EndTurn, "{}", out.end.explain());
+    assert_eq!(fake.requests(key)[1].json()["messages"][1]["content"][0], novel, "sent back as it came");
+    let mut timeline = Timeline::new();
+    for e in trace.borrow().iter() {
+        timeline.push(e);
+    }
+    let row = timeline.rows().iter().find(|r| r.label == "unknown block hologram").expect("shown");
+    assert_eq!(row.kind, RowKind::Note { lane: Lane::Claude });
+}
