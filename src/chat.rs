@@ -81,7 +81,7 @@ fn block_text(block: RwSignal<Block>) -> impl Fn() -> String + Copy {
     move || {
         block.with(|b| match b {
             Block::Text { text, .. } | Block::Thinking { text, .. } => text.clone(),
-            Block::Tool { .. } => String::new(),
+            Block::Tool { .. } | Block::ApiCall { .. } => String::new(),
         })
     }
 }
@@ -107,6 +107,10 @@ fn Item(item: Shown) -> impl IntoView {
                         }
                         .into_any(),
                         Block::Text { .. } => view! { <p class="prose">{block_text(block.value)}</p> }.into_any(),
+                        Block::ApiCall { name, .. } => view! {
+                            <p class="api-call"><code>{name.clone()}</code>" run by the Claude API"</p>
+                        }
+                        .into_any(),
                     })}
                 </For>
                 {move || usage.get().map(|u| view! {

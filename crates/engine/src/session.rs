@@ -86,6 +86,10 @@ pub enum TranscriptBlock {
     Text {
         text: String,
     },
+    /// A call the API ran itself.
+    ApiCall {
+        name: String,
+    },
     Thinking {
         text: String,
         /// The API redacted it (opaque data, no text).

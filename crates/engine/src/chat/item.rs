@@ -55,6 +55,11 @@ pub enum Block {
         index: usize,
         call: Box<ToolCall>,
     },
+    /// A call the API ran itself (web search, code execution, a connector's MCP tool).
+    ApiCall {
+        index: usize,
+        name: String,
+    },
 }
 
 impl Block {
@@ -74,7 +79,10 @@ impl Block {
 
     pub fn index(&self) -> usize {
         match self {
-            Block::Text { index, .. } | Block::Thinking { index, .. } | Block::Tool { index, .. } => *index,
+            Block::Text { index, .. }
+            | Block::Thinking { index, .. }
+            | Block::Tool { index, .. }
+            | Block::ApiCall { index, .. } => *index,
         }
     }
 }

@@ -247,6 +247,9 @@ impl Chat {
                             state: ToolState::Writing,
                         }),
                     },
+                    BlockKind::ApiCall => {
+                        Block::ApiCall { index, name: tool.as_ref().map(|t| t.name.clone()).unwrap_or_default() }
+                    }
                     BlockKind::Other => return changes,
                 };
                 let item = match self.current() {

@@ -299,3 +299,20 @@ fn the_end_of_a_turn_is_said_by_the_model_that_answered_at_the_level_it_deserves
         ]
     );
 }
+
+#[test]
+fn a_call_the_api_runs_is_shown_by_name_and_a_block_the_page_does_not_draw_is_not() {
+    let mut p = Page::default();
+    p.step(|c| c.user("where is MCP specified?".into()));
+    p.apply(attempt());
+    p.apply(started(0, BlockKind::ApiCall, Some(("srvtoolu_1", "web_search"))));
+    p.apply(started(1, BlockKind::Other, None));
+    let ChatItem::Assistant { blocks, .. } = &p.chat.items()[1] else { panic!("{:?}", p.chat.items()) };
+    assert_eq!(blocks, &[Block::ApiCall { index: 0, name: "web_search".into() }]);
+    // It survives a session file and back.
+    let file = p.chat.transcript();
+    let mut q = Page::default();
+    q.step(|c| c.load(&file));
+    let ChatItem::Assistant { blocks, .. } = &q.chat.items()[1] else { panic!() };
+    assert!(matches!(&blocks[0], Block::ApiCall { name, .. } if name == "web_search"));
+}

@@ -8,6 +8,7 @@ fn to_file(b: &Block) -> TranscriptBlock {
     match b {
         Block::Text { text, .. } => TranscriptBlock::Text { text: text.clone() },
         Block::Thinking { text, redacted, .. } => TranscriptBlock::Thinking { text: text.clone(), redacted: *redacted },
+        Block::ApiCall { name, .. } => TranscriptBlock::ApiCall { name: name.clone() },
         Block::Tool { call, .. } => TranscriptBlock::Tool {
             tool_use_id: call.tool_use_id.clone(),
             name: call.name.clone(),
@@ -24,6 +25,7 @@ fn to_file(b: &Block) -> TranscriptBlock {
 fn from_file(index: usize, b: &TranscriptBlock) -> Block {
     match b {
         TranscriptBlock::Text { text } => Block::Text { index, text: text.clone() },
+        TranscriptBlock::ApiCall { name } => Block::ApiCall { index, name: name.clone() },
         TranscriptBlock::Thinking { text, redacted } => {
             Block::Thinking { index, text: text.clone(), redacted: *redacted }
         }

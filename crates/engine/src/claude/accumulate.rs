@@ -17,7 +17,9 @@ pub enum BlockKind {
     /// Reasoning the API encrypted: no text, opaque `data`.
     RedactedThinking,
     ToolUse,
-    /// A block type the page does not draw (server tools, future types).
+    /// A call the API runs itself (`server_tool_use`, `mcp_tool_use`): shown, never routed.
+    ApiCall,
+    /// A block type the page does not draw (tool results the API made, future types).
     Other,
 }
 
@@ -28,6 +30,7 @@ impl BlockKind {
             Some("thinking") => BlockKind::Thinking,
             Some("redacted_thinking") => BlockKind::RedactedThinking,
             Some("tool_use") => BlockKind::ToolUse,
+            Some("server_tool_use" | "mcp_tool_use") => BlockKind::ApiCall,
             _ => BlockKind::Other,
         }
     }
@@ -118,7 +121,8 @@ impl Accumulator {
                     self.blocks.resize_with(index + 1, || None);
                 }
                 let kind = BlockKind::of(&content_block);
-                let tool = if kind == BlockKind::ToolUse { tool_stub(&content_block) } else { None };
+                let calls = matches!(kind, BlockKind::ToolUse | BlockKind::ApiCall);
+                let tool = if calls { tool_stub(&content_block) } else { None };
                 self.blocks[index] = Some(Slot { block: content_block, json: String::new(), open: true });
                 Some(StreamUpdate::BlockStarted { index, kind, tool })
             }
