@@ -17,6 +17,8 @@ use protocol::claude::{Message, ToolUse};
 pub struct Conversation {
     /// The history sent to Claude (valid to send at every moment between turns).
     history: StoredValue<Vec<Message>>,
+    /// What the history's thinking is bound to (preserved thinking; `engine::claude::thinking`).
+    binding: StoredValue<Option<u64>>,
     cancel: StoredValue<Option<CancelToken>, LocalStorage>,
     /// The last message the user sent, for Retry.
     last: StoredValue<Option<(String, usize)>>,
@@ -36,6 +38,7 @@ impl Conversation {
     pub fn new() -> Self {
         Conversation {
             history: StoredValue::new(Vec::new()),
+            binding: StoredValue::new(None),
             cancel: StoredValue::new_local(None),
             last: StoredValue::new(None),
             epoch: StoredValue::new(0),
@@ -66,6 +69,8 @@ impl Conversation {
     pub fn set_history(&self, history: Vec<protocol::claude::Message>) {
         self.supersede();
         self.history.set_value(history);
+        // A recorded conversation's binding is not known: the API is the judge.
+        self.binding.set_value(None);
         self.last.set_value(None);
         self.can_retry.set(false);
     }
@@ -76,6 +81,7 @@ impl Conversation {
         svc.stop_turn();
         self.supersede();
         self.history.set_value(Vec::new());
+        self.binding.set_value(None);
         self.last.set_value(None);
         self.can_retry.set(false);
         svc.chat.clear();
@@ -140,6 +146,7 @@ impl Conversation {
         let servers = svc.servers.handles();
         let (agent, faults) = svc.runtime(|r| (r.agent.clone(), r.faults.clone()));
         let history = this.history.get_value();
+        let binding = this.binding.get_value();
         let approve: Approver = Rc::new(move |t: &ToolUse, target: &RouteTarget, why: &AskWhy| {
             let kind = DialogKind::Approval {
                 tool: t.name.clone(),
@@ -161,6 +168,7 @@ impl Conversation {
                 teach,
                 faults: Some(faults),
                 pause: Some(svc.pausing.pauser()),
+                binding,
             };
             let emit = Rc::new(move |e| {
                 if this.current(epoch) {
@@ -173,6 +181,7 @@ impl Conversation {
                 return;
             }
             this.history.set_value(outcome.history);
+            this.binding.set_value(outcome.binding);
             this.cancel.set_value(None);
             // Stepping through a turn ends with it.
             svc.pausing.step.set(false);

@@ -524,7 +524,7 @@ fn play(step: &Value, request: &Value, request_id: &str, n: u64, usage: Usage) -
             } else if let Some(t) = block.get("thinking").and_then(Value::as_str) {
                 if fake_thinking::thinks(request) {
                     let shown = fake_thinking::shows_text(request);
-                    w.thinking(if shown { t } else { "" }, &fake_thinking::signature(t, !shown));
+                    w.thinking(if shown { t } else { "" }, &fake_thinking::signature(t, !shown, request));
                 }
             } else if let Some(data) = block.get("redacted_thinking").and_then(Value::as_str) {
                 if fake_thinking::thinks(request) {

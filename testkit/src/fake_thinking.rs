@@ -60,9 +60,23 @@ fn digest(text: &str) -> String {
     format!("{:016x}", h.finish())
 }
 
+/// Models with preserved thinking: a block is bound to the `tools` and `system` it was made with.
+fn binds(model: &str) -> bool {
+    ["claude-fable-5-1", "claude-opus-5-5", "claude-sonnet-5-5", "claude-haiku-5-5"]
+        .iter()
+        .any(|p| model.starts_with(p))
+}
+
+/// What a block made for this request is bound to, on the models that bind.
+fn bound_to(req: &Value) -> Option<String> {
+    let model = req["model"].as_str().unwrap_or_default();
+    binds(model).then(|| digest(&format!("{}\n{}", req["tools"], req["system"])))
+}
+
 /// The signature of a block whose full reasoning is `text`; `omitted` when its text was not sent.
-pub fn signature(text: &str, omitted: bool) -> String {
-    format!("EqFake{}{}", if omitted { "O" } else { "S" }, digest(text))
+pub fn signature(text: &str, omitted: bool, req: &Value) -> String {
+    let bound = bound_to(req).unwrap_or_default();
+    format!("EqFake{}{}{bound}", if omitted { "O" } else { "S" }, digest(text))
 }
 
 /// The request's thinking rules, in the order the real API applies them.
@@ -118,8 +132,10 @@ fn check_blocks(req: &Value) -> Result<(), String> {
             let sig = b["signature"].as_str().unwrap_or_default();
             let text = b["thinking"].as_str().unwrap_or_default();
             // Text written into an omitted block is ignored; its signature still counts.
-            let valid = sig.strip_prefix("EqFakeS").or(sig.strip_prefix("EqFakeO")).is_some_and(|d| d.len() == 16);
-            let modified = sig.strip_prefix("EqFakeS").is_some_and(|d| d.len() == 16 && d != digest(text));
+            let body = sig.strip_prefix("EqFakeS").or(sig.strip_prefix("EqFakeO")).unwrap_or_default();
+            let valid = body.len() == 16 || body.len() == 32;
+            let (made, bound) = (body.get(..16).unwrap_or_default(), body.get(16..).unwrap_or_default());
+            let modified = sig.starts_with("EqFakeS") && valid && made != digest(text);
             if modified && Some(i) == latest {
                 return Err(format!(
                     "messages.{i}.content.{j}: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response."
@@ -127,6 +143,11 @@ fn check_blocks(req: &Value) -> Result<(), String> {
             }
             if !valid || modified {
                 return Err(format!("messages.{i}.content.{j}: Invalid `signature` in `thinking` block"));
+            }
+            if !bound.is_empty() && bound_to(req).is_some_and(|now| now != bound) {
+                return Err(format!(
+                    "messages.{i}.content.{j}: Invalid `signature` in `thinking` block. The block is bound to a different conversation. Remove the block, or set `thinking.block_binding.prefix_mismatch_behavior` to \"drop_block\"."
+                ));
             }
         }
     }
@@ -158,7 +179,7 @@ mod tests {
 
     #[test]
     fn a_changed_block_is_refused_where_the_api_refuses_it() {
-        let sig = signature("Use the tool.", false);
+        let sig = signature("Use the tool.", false, &json!({"model": "claude-opus-4-6"}));
         let turn = |text: &str| {
             json!([
                 {"role": "user", "content": "q"},
@@ -178,7 +199,7 @@ mod tests {
         assert_eq!(validate(&request(json!({"type": "adaptive"}), dropped)), Ok(()));
         // An omitted block: its text is ignored, a cut signature is not.
         let mut omitted = turn("");
-        omitted[1]["content"][0]["signature"] = json!(signature("hidden", true));
+        omitted[1]["content"][0]["signature"] = json!(signature("hidden", true, &json!({"model": "claude-opus-4-6"})));
         assert_eq!(validate(&request(json!({"type": "adaptive"}), omitted.clone())), Ok(()));
         omitted[1]["content"][0]["signature"] = json!("EqFakeO1234");
         assert!(

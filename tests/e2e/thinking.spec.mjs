@@ -78,7 +78,7 @@ test("omitted thinking says so, and a budget the model refuses is named before a
   await snap(page, "thinking-verdict");
   const sent = (await requests(key)).length;
   await ask(page, "Again?");
-  await expect(chat.getByText(/the thinking settings would be refused: claude-opus-5-5 does not accept/)).toBeVisible();
+  await expect(chat.getByText(/the API would refuse this request: claude-opus-5-5 does not accept/)).toBeVisible();
   expect((await requests(key)).length).toBe(sent);
   console.expectNone();
 });

@@ -63,6 +63,12 @@ fn contents_text(c: &Value) -> String {
 }
 
 /// JSON indented for reading.
+/// A 64-bit FNV-1a checksum: tells two texts apart, proves nothing (no secret, not
+/// cryptographic). For the demo's thinking signatures and the thinking binding.
+pub fn checksum(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
 pub fn pretty(v: &Value) -> String {
     serde_json::to_string_pretty(v).unwrap_or_default()
 }

@@ -202,3 +202,38 @@ async fn the_teaching_switch_shows_what_the_api_says_to_each_mistake() {
         .collect();
     assert_eq!(kinds, [json!("tool_use")]);
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_changed_system_prompt_after_thinking_is_caught_before_the_api_refuses_it() {
+    let h = Harness::new("sk-bind").await;
+    let settings = h.settings("claude-opus-5-5", adaptive(Display::Summarized));
+    let ask = |settings: ClaudeSettings, history: Vec<Message>, binding: Option<u64>| {
+        let agent = &h.agent;
+        async move {
+            let cancel = CancelToken::new();
+            let turn = Turn { binding, ..Turn::new(&settings, &[], &cancel, 4) };
+            agent.run(history, Message::user_text("and now?"), &turn, Rc::new(|_| {})).await
+        }
+    };
+    h.fake.script(h.key, vec![json!({"reply": {"content": [{"thinking": "Greeting."}, {"text": "Hello."}]}})]);
+    let first = ask(settings.clone(), Vec::new(), None).await;
+    assert_eq!(first.end, TurnEnd::EndTurn, "{}", first.end.explain());
+    assert!(first.binding.is_some(), "the thinking is bound to this turn's tools and system");
+
+    // The same tools and system: the conversation goes on.
+    h.fake.script(h.key, vec![json!({"reply": {"content": [{"text": "Still here."}]}})]);
+    let same = ask(settings.clone(), first.history.clone(), first.binding).await;
+    assert_eq!(same.end, TurnEnd::EndTurn, "{}", same.end.explain());
+
+    // The system prompt edited: named before sending.
+    let edited = ClaudeSettings { system: "Answer in French.".into(), ..settings.clone() };
+    let sent = h.requests().len();
+    let caught = ask(edited.clone(), first.history.clone(), first.binding).await;
+    let TurnEnd::Failed(ClaudeError::Thinking(ThinkingRule::Rebound { model: "claude-opus-5-5" })) = &caught.end else {
+        panic!("{:?}", caught.end)
+    };
+    assert_eq!(h.requests().len(), sent, "nothing was sent");
+    // Without the check (a client that does not keep the binding) the API refuses it itself.
+    let refused = ask(edited, first.history, None).await;
+    assert!(api_message(&refused).ends_with("The block is bound to a different conversation. Remove the block, or set `thinking.block_binding.prefix_mismatch_behavior` to \"drop_block\"."));
+}

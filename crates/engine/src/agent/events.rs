@@ -199,4 +199,6 @@ pub struct TurnOutcome {
     pub history: Vec<Message>,
     pub end: TurnEnd,
     pub iterations: u32,
+    /// What the history's thinking is bound to (preserved thinking): pass it to the next turn.
+    pub binding: Option<u64>,
 }

@@ -51,6 +51,9 @@ pub struct Turn<'a, P: Platform> {
     pub faults: Option<Faults>,
     /// Breakpoints (workshop mode): where the loop stops for the user, and how it hears back.
     pub pause: Option<Rc<dyn Pauser>>,
+    /// What the conversation's thinking is bound to, from the last turn's outcome
+    /// (`TurnOutcome::binding`); `None` for a conversation that holds none, or unknown.
+    pub binding: Option<u64>,
 }
 
 impl<'a, P: Platform> Turn<'a, P> {
@@ -71,6 +74,7 @@ impl<'a, P: Platform> Turn<'a, P> {
             teach: None,
             faults: None,
             pause: None,
+            binding: None,
         }
     }
 }
@@ -153,13 +157,13 @@ impl<P: Platform> Agent<P> {
         emit(AgentEvent::Phase { phase, iteration });
     }
 
-    pub(super) fn end(&self, history: Vec<Message>, end: TurnEnd, iterations: u32, emit: &Emit) -> TurnOutcome {
+    pub(super) fn end(&self, state: TurnState, end: TurnEnd, emit: &Emit) -> TurnOutcome {
         self.tracer.emit(
             Peer::Client,
             TraceKind::TurnEnd { stop_reason: end.stop_reason().map(str::to_owned), summary: end.explain() },
         );
         emit(AgentEvent::Ended(end.clone()));
-        TurnOutcome { history, end, iterations }
+        TurnOutcome { history: state.history, end, iterations: state.iteration, binding: state.binding }
     }
 
     /// Runs one user turn to its end: phase 1, then rounds of phases 2–4 (`steps.rs`) until
@@ -173,16 +177,17 @@ impl<P: Platform> Agent<P> {
         if let Some(note) = crate::claude::server_tools::phase_one_note(&turn.settings.server_tools) {
             self.tracer.note(Peer::Client, note);
         }
-        let mut state = TurnState { history, catalog, iteration: 0, broken_results: None, taught: false };
+        let binding = turn.binding;
+        let mut state = TurnState { history, catalog, iteration: 0, broken_results: None, taught: false, binding };
         while state.iteration < turn.max_iterations {
             state.iteration += 1;
             match self.round(&mut state, turn, &emit).await {
                 Ok(None) => continue,
-                Ok(Some(end)) | Err(end) => return self.end(state.history, end, state.iteration, &emit),
+                Ok(Some(end)) | Err(end) => return self.end(state, end, &emit),
             }
         }
         let end = TurnEnd::IterationLimit { limit: turn.max_iterations };
-        self.end(state.history, end, state.iteration, &emit)
+        self.end(state, end, &emit)
     }
 }
 

@@ -12,8 +12,8 @@ use super::edit::Edit;
 use super::events::{AgentEvent, TurnEnd};
 use super::pause::{Breakpoint, Resume};
 use super::run::{Agent, Emit, Turn, forward};
-use crate::claude::history;
 use crate::claude::{Assembled, ClaudeError, StreamNews, caching};
+use crate::claude::{history, thinking};
 use crate::layer::Failure;
 use crate::platform::Platform;
 use crate::trace::{Peer, RouteTarget, TraceKind};
@@ -29,6 +29,8 @@ pub(super) struct TurnState {
     pub broken_results: Option<Message>,
     /// The teaching switch made its mistake (once per turn).
     pub taught: bool,
+    /// What the conversation's thinking is bound to (`thinking::binding`), once it holds some.
+    pub binding: Option<u64>,
 }
 
 /// A step goes on with its value, or ends the turn.
@@ -51,6 +53,9 @@ impl<P: Platform> Agent<P> {
         self.phase(2, s.iteration, emit);
         let request = self.request(s, turn).await?;
         let mut answer = self.ask(s, turn, &request, emit).await?;
+        if answer.message.content.iter().any(|b| b.kind() == "thinking") {
+            s.binding = Some(thinking::binding(&request.tools, request.system.as_ref()));
+        }
         let (tool_uses, skipped) = self.review_tool_uses(s, turn, &mut answer).await?;
         if !answer.message.content.is_empty() {
             // Appended verbatim: text, tool_use, thinking with its signature.
@@ -127,6 +132,9 @@ impl<P: Platform> Agent<P> {
             thinking: turn.settings.thinking.field(),
             output_config: turn.settings.thinking.output_config(),
         };
+        let now = thinking::binding(&request.tools, request.system.as_ref());
+        thinking::check_binding(&settings.model, s.binding, now, &request.messages)
+            .map_err(|rule| TurnEnd::Failed(ClaudeError::Thinking(rule)))?;
         let payload = serde_json::to_value(&request).unwrap_or_default();
         let title = format!(
             "the request of round {}: {} messages, {} tools",

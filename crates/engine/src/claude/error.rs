@@ -19,8 +19,9 @@ pub enum ClaudeError {
     /// sending.
     #[error("the conversation is not valid to send: {0}")]
     InvalidHistory(super::history::HistoryError),
-    /// The thinking settings break a rule the API would reject with a 400, caught before sending.
-    #[error("the thinking settings would be refused: {0}")]
+    /// The request breaks a thinking rule the API would reject with a 400 (the settings, or the
+    /// conversation's bound thinking), caught before sending.
+    #[error("the API would refuse this request: {0}")]
     Thinking(super::thinking::ThinkingRule),
     #[error("cancelled")]
     Cancelled,
@@ -88,6 +89,10 @@ impl ClaudeError {
                 "The API failed: Loopscope retried; press Retry to try again."
             }
             ClaudeError::Limit(l) => return Some(l.hint()),
+            ClaudeError::Thinking(super::thinking::ThinkingRule::Rebound { .. }) => {
+                "Press New conversation to use the new tools or system prompt, or undo the change to go on with \
+                 this one."
+            }
             ClaudeError::Thinking(_) => {
                 "Change the thinking settings (Settings → Model and request), or pick another model: the API would \
                  answer this request with a 400."

@@ -54,6 +54,10 @@ pub struct Model {
     pub xhigh: bool,
     /// Manual thinking between tool calls needs the `interleaved-thinking-2025-05-14` beta.
     pub interleaved_needs_beta: bool,
+    /// Preserved thinking: a thinking block is valid only while `system`, the `tools` and the
+    /// earlier messages stay as they were when it was made (a 400 otherwise, on accounts made
+    /// since 2026-08-31).
+    pub binds_thinking: bool,
 }
 
 use Availability::{Current, Gated, Legacy};
@@ -70,16 +74,21 @@ const fn model(id: &'static str, availability: Availability, accepts: &'static [
         effort: true,
         xhigh: true,
         interleaved_needs_beta: false,
+        binds_thinking: false,
     }
 }
 
 /// The models of the documentation of 2026-10, newest first. Retired ones are left out (a
 /// request names them at its peril; the API answers 404).
 pub const MODELS: &[Model] = &[
-    Model { allows_forced_tool_choice: false, ..model("claude-fable-5-1", Current, &[Adaptive]) },
-    Model { allows_forced_tool_choice: false, ..model("claude-opus-5-5", Current, &[Adaptive]) },
-    Model { allows_forced_tool_choice: false, ..model("claude-sonnet-5-5", Current, &[Adaptive]) },
-    Model { xhigh: false, ..model("claude-haiku-5-5", Current, &[Adaptive, Disabled]) },
+    Model { allows_forced_tool_choice: false, binds_thinking: true, ..model("claude-fable-5-1", Current, &[Adaptive]) },
+    Model { allows_forced_tool_choice: false, binds_thinking: true, ..model("claude-opus-5-5", Current, &[Adaptive]) },
+    Model {
+        allows_forced_tool_choice: false,
+        binds_thinking: true,
+        ..model("claude-sonnet-5-5", Current, &[Adaptive])
+    },
+    Model { xhigh: false, binds_thinking: true, ..model("claude-haiku-5-5", Current, &[Adaptive, Disabled]) },
     model("claude-fable-5", Legacy, &[Adaptive]),
     Model { xhigh: false, ..model("claude-opus-5", Legacy, &[Adaptive, Disabled]) },
     model("claude-sonnet-5", Legacy, &[Adaptive, Disabled]),

@@ -123,6 +123,37 @@ pub enum ThinkingRule {
     EffortNotAccepted { model: &'static str, effort: &'static str, without_thinking: bool },
     #[error("{model} has no effort setting: leave effort at the model's default")]
     NoEffort { model: &'static str },
+    /// Preserved thinking: the conversation's thinking is bound to the tools and system prompt
+    /// it was made with, and they changed.
+    #[error(
+        "this conversation holds Claude's thinking, which {model} binds to the tools and system prompt it was made \
+         with, and they changed since (a server or tool added or removed, or the system prompt edited): start a new \
+         conversation to use them, or undo the change"
+    )]
+    Rebound { model: &'static str },
+}
+
+/// What a thinking block is bound to: the `tools` and `system` of the request that made it.
+pub fn binding(tools: &[protocol::claude::ToolDef], system: Option<&Value>) -> u64 {
+    let tools = serde_json::to_string(tools).unwrap_or_default();
+    let system = system.map(Value::to_string).unwrap_or_default();
+    crate::text::checksum(&format!("{tools}\n{system}"))
+}
+
+/// Whether sending `messages` with tools and system bound as `now` breaks the binding of the
+/// thinking they hold (`made`: the binding when that thinking was made), for `model`.
+pub fn check_binding(
+    model: &str,
+    made: Option<u64>,
+    now: u64,
+    messages: &[protocol::claude::Message],
+) -> Result<(), ThinkingRule> {
+    let Some(m) = Model::find(model).filter(|m| m.binds_thinking) else { return Ok(()) };
+    let holds_thinking = messages.iter().any(|msg| msg.content.iter().any(|b| b.kind() == "thinking"));
+    match made {
+        Some(made) if holds_thinking && made != now => Err(ThinkingRule::Rebound { model: m.id }),
+        _ => Ok(()),
+    }
 }
 
 impl Thinking {

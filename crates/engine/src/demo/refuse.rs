@@ -17,8 +17,7 @@ pub fn why(request: &Value) -> Option<String> {
 /// The demo's signature of a thinking block: a checksum of its text (FNV-1a), so a changed text
 /// no longer matches. The API's signatures are cryptographic; the lesson is the same.
 pub fn signature(text: &str) -> String {
-    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
-    format!("demo-{hash:016x}")
+    format!("demo-{:016x}", crate::text::checksum(text))
 }
 
 /// A thinking block of the latest assistant message that no longer matches its signature.
