@@ -340,7 +340,7 @@ mod tests {
 
     #[test]
     fn the_built_in_lessons_read() {
-        for name in ["four-phases", "error-layers", "parallel-calls"] {
+        for name in ["four-phases", "error-layers", "parallel-calls", "thinking"] {
             let path = format!("{}/../../lessons/{name}.json", env!("CARGO_MANIFEST_DIR"));
             let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
             let lesson = super::super::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
