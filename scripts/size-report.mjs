@@ -10,9 +10,9 @@ import { join } from "node:path";
 import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 
 const BUDGET = {
-  first: { gzip: 530_000, brotli: 421_000 },
+  first: { gzip: 534_000, brotli: 424_000 },
   // Per chunk, gzip, by split point (src/chunks/).
-  chunks: { workshop: 86_500, explore: 38_500, detail: 24_000, dialogs: 12_500, signin: 38_500, demo: 21_000, settings: 15_500 },
+  chunks: { workshop: 87_000, explore: 38_500, detail: 24_000, dialogs: 12_500, signin: 38_500, demo: 21_000, settings: 16_500 },
 };
 // Issue 21's target for the first load.
 const TARGET = { gzip: 300_000, brotli: 240_000 };

@@ -102,6 +102,40 @@ test("a step can script the demo model: three tool calls in one answer, their th
   console.expectNone();
 });
 
+test("the thinking lesson: the demo model's thinking shown, sent back unchanged, and refused once changed at the breakpoint", async ({ page }) => {
+  const console = watchConsole(page, ["status of 400"]);
+  await openApp(page, "./?lesson=lessons/thinking.json");
+  const lesson = page.getByRole("region", { name: "Thinking in the loop: shown, sent back, and checked" });
+  await expect(lesson).toContainText("Step 1 of 3");
+  await expect(page.getByRole("article", { name: "demo" }).getByText("connected", { exact: true })).toBeVisible();
+  await lesson.getByRole("button", { name: "Ask: What is 17 * 23?" }).click();
+  const fold = chat(page).locator("details.thinking").first();
+  await expect(fold.locator("summary")).toHaveText("Thinking");
+  await fold.locator("summary").click();
+  await expect(fold).toContainText("(The demo model's reasoning, made by rules, not Claude's.)");
+  await expect(chat(page).getByText(/calculate said: 17 \* 23 = 391/)).toBeVisible();
+  await expect(await timelineRow(page, /^Note: thinking · \(The demo model's reasoning/)).toBeVisible();
+
+  // Step 3: change the block at the second request's stop; the demo refuses it as the API does.
+  await lesson.getByRole("button", { name: "Next step →" }).click();
+  await lesson.getByRole("button", { name: "Next step →" }).click();
+  await expect(lesson).toContainText("Step 3 of 3");
+  await lesson.getByRole("button", { name: "Ask: What is 17 * 23?" }).click();
+  const paused = page.getByRole("region", { name: /Paused at phase 2/ });
+  await expect(paused.getByRole("heading")).toContainText("round 1");
+  await page.keyboard.press("F8");
+  await expect(page.getByRole("region", { name: /Paused at phase 2/ }).getByRole("heading")).toContainText("round 2");
+  const editor = paused.getByLabel("As it will be sent");
+  await expect(editor).toHaveValue(/"type": "thinking"/);
+  await editor.fill((await editor.inputValue()).replace("Words of the question", "Words of the prompt"));
+  await expect(paused.getByRole("status")).toContainText("Edited: valid");
+  await snap(page, "lesson-thinking-edited");
+  await page.keyboard.press("F8");
+  await expect(chat(page).getByText(/blocks in the latest assistant message cannot be modified/)).toBeVisible();
+  await snap(page, "lesson-thinking-400");
+  console.expectNone();
+});
+
 test("a lesson in the link's fragment opens; a lesson that is missing or broken says why", async ({ page }) => {
   const lesson = {
     lesson: 1, title: "A short one", model: "demo", servers: [{ demo: true }],
