@@ -30,12 +30,7 @@ pub fn ThinkingSettings() -> impl IntoView {
     let settings = use_services().settings;
     let data = settings.data;
     let mode = move || data.with(|d| d.thinking.mode);
-    let verdict = move || {
-        data.with(|d| {
-            let forced = (d.tool_choice == engine::claude::ToolChoiceMode::Any).then_some("any");
-            d.thinking.verdict(&d.model, d.max_tokens, forced)
-        })
-    };
+    let verdict = move || data.with(|d| d.thinking.verdict(&d.model, d.max_tokens, d.forced_tool_choice()));
     view! {
         <fieldset class="thinking-settings">
             <legend>"Thinking"</legend>

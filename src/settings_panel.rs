@@ -123,6 +123,14 @@ pub fn ModelAndRequest() -> impl IntoView {
                 {ToolChoiceMode::ALL.map(|m| view! { <option value=m.as_str()>{m.as_str()}</option> }).collect_view()}
             </select>
         </div>
+        <Show when=move || data.with(|d| d.tool_choice == ToolChoiceMode::Tool)>
+            <div class="field">
+                <label for="tool-choice-name">"Tool Claude must call"</label>
+                <input id="tool-choice-name" spellcheck="false" placeholder="calculate, or <label>_<tool>"
+                    prop:value=field(|d| d.tool_choice_name.clone())
+                    on:change=move |ev| settings.update(|d| d.tool_choice_name = event_target_value(&ev))/>
+            </div>
+        </Show>
         <label class="check">
             <input type="checkbox" prop:checked=move || data.with(|d| d.parallel_tool_use)
                 on:change=move |ev| settings.update(|d| d.parallel_tool_use = event_target_checked(&ev))/>

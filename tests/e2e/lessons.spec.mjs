@@ -121,10 +121,11 @@ test("the thinking lesson: the demo model's thinking shown, sent back unchanged,
   await lesson.getByRole("button", { name: "Next step →" }).click();
   await expect(lesson).toContainText("Step 3 of 3");
   await lesson.getByRole("button", { name: "Ask: What is 17 * 23?" }).click();
-  const paused = page.getByRole("region", { name: /Paused at phase 2/ });
+  // The request breakpoint stops before each request goes to Claude (the end of phase 1).
+  const paused = page.getByRole("region", { name: /Paused at phase 1/ });
   await expect(paused.getByRole("heading")).toContainText("round 1");
   await page.keyboard.press("F8");
-  await expect(page.getByRole("region", { name: /Paused at phase 2/ }).getByRole("heading")).toContainText("round 2");
+  await expect(paused.getByRole("heading")).toContainText("round 2");
   const editor = paused.getByLabel("As it will be sent");
   await expect(editor).toHaveValue(/"type": "thinking"/);
   await editor.fill((await editor.inputValue()).replace("Words of the question", "Words of the prompt"));

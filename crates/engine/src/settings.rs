@@ -40,6 +40,8 @@ pub struct UserSettings {
     pub max_tokens: u32,
     pub system: String,
     pub tool_choice: ToolChoiceMode,
+    /// The tool a `tool` choice names.
+    pub tool_choice_name: String,
     pub parallel_tool_use: bool,
     pub thinking: Thinking,
     /// Tools the API runs itself (web search, web fetch, code execution).
@@ -61,6 +63,7 @@ impl Default for UserSettings {
             max_tokens: 1024,
             system: String::new(),
             tool_choice: ToolChoiceMode::Auto,
+            tool_choice_name: String::new(),
             parallel_tool_use: true,
             thinking: Thinking::default(),
             server_tools: Vec::new(),
@@ -106,6 +109,7 @@ impl UserSettings {
             max_tokens: self.max_tokens.clamp(MAX_TOKENS_RANGE.0, MAX_TOKENS_RANGE.1),
             system: self.system.clone(),
             tool_choice: self.tool_choice,
+            tool_choice_name: self.tool_choice_name.clone(),
             parallel_tool_use: self.parallel_tool_use,
             // The demo model ignores thinking settings: they are for the real API.
             thinking: if self.demo { Thinking::default() } else { self.thinking },
@@ -114,6 +118,11 @@ impl UserSettings {
             limits: self.limits,
             ..ClaudeSettings::default()
         }
+    }
+
+    /// The word of a `tool_choice` that forces a call (`any`, `tool`), if it does.
+    pub fn forced_tool_choice(&self) -> Option<&'static str> {
+        self.tool_choice.forces()
     }
 
     /// The loop's round limit, at least one.

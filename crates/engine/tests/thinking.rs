@@ -237,3 +237,30 @@ async fn a_changed_system_prompt_after_thinking_is_caught_before_the_api_refuses
     let refused = ask(edited, first.history, None).await;
     assert!(api_message(&refused).ends_with("The block is bound to a different conversation. Remove the block, or set `thinking.block_binding.prefix_mismatch_behavior` to \"drop_block\"."));
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_named_tool_choice_is_sent_and_a_name_not_offered_is_caught_before_sending() {
+    use engine::claude::ToolChoiceMode;
+    let h = Harness::new("sk-choice").await;
+    let named = |name: &str| ClaudeSettings {
+        tool_choice: ToolChoiceMode::Tool,
+        tool_choice_name: name.into(),
+        ..h.settings("claude-opus-4-7", Thinking::default())
+    };
+    let out = h.weather_turn(&named("calculate"), None).await;
+    assert_eq!(out.end, TurnEnd::EndTurn, "{}", out.end.explain());
+    assert_eq!(h.requests()[0].json()["tool_choice"], json!({"type": "tool", "name": "calculate"}));
+
+    let sent = h.requests().len();
+    let out = h.weather_turn(&named("calculator"), None).await;
+    let TurnEnd::Failed(ClaudeError::UnknownToolChoice { name }) = &out.end else { panic!("{:?}", out.end) };
+    assert_eq!(name, "calculator");
+    assert_eq!(h.requests().len(), sent);
+    // Forcing a tool is refused by the newest models: named before sending too.
+    let out = h.weather_turn(&ClaudeSettings { model: "claude-opus-5-5".into(), ..named("calculate") }, None).await;
+    assert!(
+        matches!(out.end, TurnEnd::Failed(ClaudeError::Thinking(ThinkingRule::ForcedRefused { choice: "tool", .. }))),
+        "{:?}",
+        out.end
+    );
+}

@@ -114,6 +114,12 @@ impl<P: Platform> Agent<P> {
         let mut tools = s.catalog.tool_defs();
         tools.extend(turn.settings.server_tools.iter().map(|t| t.def()));
         let forced = if tools.is_empty() { None } else { turn.settings.forced_tool_choice() };
+        if let Some(protocol::claude::ToolChoice::Tool { name, .. }) =
+            turn.settings.tool_choice().filter(|_| !tools.is_empty())
+            && !tools.iter().any(|t| t.name == name)
+        {
+            return Err(TurnEnd::Failed(ClaudeError::UnknownToolChoice { name }));
+        }
         let settings = turn.settings;
         settings
             .thinking

@@ -23,6 +23,10 @@ pub enum ClaudeError {
     /// conversation's bound thinking), caught before sending.
     #[error("the API would refuse this request: {0}")]
     Thinking(super::thinking::ThinkingRule),
+    /// `tool_choice` names a tool the request does not offer (the API's 400), caught before
+    /// sending.
+    #[error("tool_choice names \"{name}\", which is not in this request's tools")]
+    UnknownToolChoice { name: String },
     #[error("cancelled")]
     Cancelled,
     /// The answer passed a limit (`engine::limits`): refused as it arrived.
@@ -36,7 +40,9 @@ impl ClaudeError {
             ClaudeError::Network { .. } => Layer::Network,
             ClaudeError::Api { .. } | ClaudeError::Stream { .. } => Layer::Http,
             ClaudeError::Decode { .. } => Layer::Decode,
-            ClaudeError::InvalidHistory(_) | ClaudeError::Thinking(_) => Layer::Client,
+            ClaudeError::InvalidHistory(_) | ClaudeError::Thinking(_) | ClaudeError::UnknownToolChoice { .. } => {
+                Layer::Client
+            }
             ClaudeError::Cancelled => Layer::Cancelled,
             ClaudeError::Limit(l) => l.limit.layer(),
         }
@@ -89,6 +95,10 @@ impl ClaudeError {
                 "The API failed: Loopscope retried; press Retry to try again."
             }
             ClaudeError::Limit(l) => return Some(l.hint()),
+            ClaudeError::UnknownToolChoice { .. } => {
+                "Settings → Model and request → Tool choice: name a tool Claude is offered (a server's tools are \
+                 named <label>_<tool>, as on the timeline's tools array), or choose auto."
+            }
             ClaudeError::Thinking(super::thinking::ThinkingRule::Rebound { .. }) => {
                 "Press New conversation to use the new tools or system prompt, or undo the change to go on with \
                  this one."

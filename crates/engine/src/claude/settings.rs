@@ -18,6 +18,8 @@ pub enum ToolChoiceMode {
     Any,
     /// Tools are described but may not be called.
     None,
+    /// Claude must call the tool named in `tool_choice_name`.
+    Tool,
 }
 
 impl ToolChoiceMode {
@@ -26,10 +28,17 @@ impl ToolChoiceMode {
             ToolChoiceMode::Auto => "auto",
             ToolChoiceMode::Any => "any",
             ToolChoiceMode::None => "none",
+            ToolChoiceMode::Tool => "tool",
         }
     }
 
-    pub const ALL: [ToolChoiceMode; 3] = [ToolChoiceMode::Auto, ToolChoiceMode::Any, ToolChoiceMode::None];
+    pub const ALL: [ToolChoiceMode; 4] =
+        [ToolChoiceMode::Auto, ToolChoiceMode::Any, ToolChoiceMode::None, ToolChoiceMode::Tool];
+
+    /// The word of a choice that forces a call (`any`, `tool`), if it does.
+    pub fn forces(self) -> Option<&'static str> {
+        matches!(self, ToolChoiceMode::Any | ToolChoiceMode::Tool).then(|| self.as_str())
+    }
 
     pub fn parse(s: &str) -> Self {
         Self::ALL.into_iter().find(|m| m.as_str() == s).unwrap_or(ToolChoiceMode::Auto)
@@ -45,6 +54,8 @@ pub struct ClaudeSettings {
     pub max_tokens: u32,
     pub system: String,
     pub tool_choice: ToolChoiceMode,
+    /// The tool `tool_choice` `tool` names, as Claude sees it (`<label>_<tool>` for a server's).
+    pub tool_choice_name: String,
     pub parallel_tool_use: bool,
     pub thinking: Thinking,
     /// Tools the API runs itself, added after the client's tools.
@@ -63,6 +74,7 @@ impl Default for ClaudeSettings {
             max_tokens: 1024,
             system: String::new(),
             tool_choice: ToolChoiceMode::Auto,
+            tool_choice_name: String::new(),
             parallel_tool_use: true,
             thinking: Thinking::default(),
             server_tools: Vec::new(),
@@ -81,12 +93,15 @@ impl ClaudeSettings {
             ToolChoiceMode::Auto => Some(ToolChoice::Auto { disable_parallel_tool_use }),
             ToolChoiceMode::Any => Some(ToolChoice::Any { disable_parallel_tool_use }),
             ToolChoiceMode::None => Some(ToolChoice::None),
+            ToolChoiceMode::Tool => {
+                Some(ToolChoice::Tool { name: self.tool_choice_name.trim().to_owned(), disable_parallel_tool_use })
+            }
         }
     }
 
     /// The word of a `tool_choice` that forces a call, if it does (`any`).
     pub fn forced_tool_choice(&self) -> Option<&'static str> {
-        (self.tool_choice == ToolChoiceMode::Any).then_some("any")
+        self.tool_choice.forces()
     }
 
     pub fn messages_url(&self) -> String {
