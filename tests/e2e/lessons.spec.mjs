@@ -128,7 +128,10 @@ test("the thinking lesson: the demo model's thinking shown, sent back unchanged,
   await expect(paused.getByRole("heading")).toContainText("round 2");
   const editor = paused.getByLabel("As it will be sent");
   await expect(editor).toHaveValue(/"type": "thinking"/);
-  await editor.fill((await editor.inputValue()).replace("Words of the question", "Words of the prompt"));
+  // In the latest assistant message: the last occurrence (step 1's turn is earlier in the history).
+  const payload = await editor.inputValue();
+  const at = payload.lastIndexOf("Words of the question");
+  await editor.fill(payload.slice(0, at) + "Words of the prompt" + payload.slice(at + "Words of the question".length));
   await expect(paused.getByRole("status")).toContainText("Edited: valid");
   await snap(page, "lesson-thinking-edited");
   await page.keyboard.press("F8");

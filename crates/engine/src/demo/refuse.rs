@@ -20,18 +20,28 @@ pub fn signature(text: &str) -> String {
     format!("demo-{:016x}", crate::text::checksum(text))
 }
 
-/// A thinking block of the latest assistant message that no longer matches its signature.
+/// A thinking block that no longer matches its signature: in the latest assistant message the
+/// API says it cannot be modified; in an earlier one, that its signature is invalid.
 fn modified_thinking(request: &Value) -> Option<String> {
     let messages = request["messages"].as_array()?;
-    let (i, latest) = messages.iter().enumerate().rev().find(|(_, m)| m["role"] == "assistant")?;
-    let j = blocks(latest).iter().position(|b| {
+    let latest = messages.iter().rposition(|m| m["role"] == "assistant")?;
+    let changed = |b: &Value| {
         b["type"] == "thinking"
             && b["signature"].as_str() != Some(signature(b["thinking"].as_str().unwrap_or_default()).as_str())
-    })?;
-    Some(format!(
-        "messages.{i}.content.{j}: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be \
-         modified. These blocks must remain as they were in the original response."
-    ))
+    };
+    let (i, j) = messages
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m["role"] == "assistant")
+        .find_map(|(i, m)| blocks(m).iter().position(changed).map(|j| (i, j)))?;
+    Some(if i == latest {
+        format!(
+            "messages.{i}.content.{j}: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot \
+             be modified. These blocks must remain as they were in the original response."
+        )
+    } else {
+        format!("messages.{i}.content.{j}: Invalid `signature` in `thinking` block")
+    })
 }
 
 fn missing_tool_results(request: &Value) -> Option<String> {
@@ -115,5 +125,13 @@ mod tests {
         let changed = why(&thinking("Use the weather tool. (Changed.)")).unwrap();
         assert!(changed.starts_with("messages.1.content.0: `thinking` or `redacted_thinking` blocks"), "{changed}");
         assert_ne!(signature("a"), signature("b"));
+        // Changed in an earlier message: the signature is refused.
+        let mut earlier = thinking("Use the weather tool.");
+        earlier["messages"].as_array_mut().unwrap().extend([
+            json!({"role": "assistant", "content": [{"type": "text", "text": "Sunny."}]}),
+            json!({"role": "user", "content": "and tomorrow?"}),
+        ]);
+        earlier["messages"][1]["content"][0]["thinking"] = json!("Changed.");
+        assert_eq!(why(&earlier).unwrap(), "messages.1.content.0: Invalid `signature` in `thinking` block");
     }
 }
