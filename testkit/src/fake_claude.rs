@@ -182,8 +182,13 @@ async fn messages(inner: &Arc<Inner>, path: &str, headers: &HeaderMap, body: &[u
 }
 
 /// The server tools the fake knows: a `type` prefix and the name that goes with it.
-const SERVER_TOOLS: [(&str, &str); 3] =
-    [("web_search_", "web_search"), ("web_fetch_", "web_fetch"), ("code_execution_", "code_execution")];
+const SERVER_TOOLS: [(&str, &str); 5] = [
+    ("web_search_", "web_search"),
+    ("web_fetch_", "web_fetch"),
+    ("code_execution_", "code_execution"),
+    ("tool_search_tool_regex", "tool_search_tool_regex"),
+    ("tool_search_tool_bm25", "tool_search_tool_bm25"),
+];
 
 fn name_ok(name: &str, max: usize, extra: &[char]) -> bool {
     !name.is_empty()
@@ -251,6 +256,18 @@ fn validate(req: &Value, count_only: bool) -> Result<(), String> {
                 "tools.{i}.custom.input_schema.properties: Property keys should match pattern '^[a-zA-Z0-9_.-]{{1,64}}$' ({bad:?})"
             ));
         }
+    }
+    // Tool search: the tools it may find are still sent, marked deferred; one must stay loaded.
+    let deferred = tools.iter().filter(|t| t["defer_loading"] == true).count();
+    let client_tools = tools.iter().filter(|t| t.get("type").is_none_or(|k| k == "custom")).count();
+    if deferred > 0 && deferred >= client_tools {
+        return Err("At least one tool must have defer_loading=false. All tools cannot be deferred.".into());
+    }
+    if let Some(bad) = tools
+        .iter()
+        .find(|t| t["defer_loading"] == true && t["name"].as_str().is_some_and(|n| n.starts_with("tool_search_tool")))
+    {
+        return Err(format!("tools: the tool search tool {} cannot be deferred", bad["name"]));
     }
     if let Some(choice) = req.get("tool_choice")
         && choice.get("type").and_then(Value::as_str) == Some("tool")

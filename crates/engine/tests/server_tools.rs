@@ -116,3 +116,62 @@ async fn an_unknown_block_is_kept_shown_and_sent_back() {
     let row = timeline.rows().iter().find(|r| r.label == "unknown block hologram").expect("shown");
     assert_eq!(row.kind, RowKind::Note { lane: Lane::Claude });
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn tool_search_defers_the_servers_tools_and_a_found_tool_is_routed_as_usual() {
+    use engine::demo::{DEMO_SERVER_URL, Demo};
+    use engine::mcp::{Handlers, McpClient, ServerConfig};
+    let fake = FakeClaude::start(0).await;
+    let platform = Rc::new(Demo::new(Native::new()));
+    let (tracer, trace) = recording_tracer(&Native::new());
+    let agent = Agent::new(platform.clone(), tracer.clone());
+    let client = McpClient::new(platform, ServerConfig::new("demo", DEMO_SERVER_URL), tracer, Handlers::default());
+    client.connect().await.unwrap();
+    let servers = [engine::agent::ServerHandle::new(Rc::new(client), "demo")];
+    let key = "sk-tool-search";
+    let settings = ClaudeSettings {
+        base_url: fake.base_url(),
+        api_key: key.into(),
+        server_tools: vec![ServerTool::ToolSearch],
+        ..ClaudeSettings::default()
+    };
+    fake.script(
+        key,
+        vec![
+            json!({"reply": {"content": [
+                {"server_tool_use": {"id": "srvtoolu_s", "name": "tool_search_tool_regex", "input": {"pattern": "notes"}}},
+                {"server_tool_result": {"type": "tool_search_tool_result", "tool_use_id": "srvtoolu_s", "content": {
+                    "type": "tool_search_tool_search_result",
+                    "tool_references": [{"type": "tool_reference", "tool_name": "demo_search_notes"}]}}},
+                {"tool_use": {"name": "demo_search_notes", "input": {"query": "jsonrpc"}}}
+            ]}}),
+            json!({"summarize": {}}),
+        ],
+    );
+    let cancel = CancelToken::new();
+    let turn = Turn::new(&settings, &servers, &cancel, 4);
+    let out =
+        agent.run(Vec::new(), Message::user_text("What do the notes say about jsonrpc?"), &turn, Rc::new(|_| {})).await;
+    assert_eq!(out.end, TurnEnd::EndTurn, "{}", out.end.explain());
+
+    let first = fake.requests(key)[0].json();
+    let tools = first["tools"].as_array().unwrap();
+    let deferred: Vec<&str> =
+        tools.iter().filter(|t| t["defer_loading"] == true).filter_map(|t| t["name"].as_str()).collect();
+    assert!(deferred.contains(&"demo_search_notes") && deferred.iter().all(|n| n.starts_with("demo_")), "{deferred:?}");
+    assert!(
+        tools.iter().any(|t| t["name"] == "calculate" && t.get("defer_loading").is_none()),
+        "local functions stay loaded"
+    );
+    assert!(tools.iter().any(|t| t["type"] == "tool_search_tool_regex_20251119"));
+    // The found tool was routed to the server as any call is.
+    let results = fake.requests(key)[1].json()["messages"][2].clone();
+    assert_eq!(results["content"][0]["type"], "tool_result");
+    assert!(results.to_string().contains("strict contract"), "{results}");
+    let mut timeline = Timeline::new();
+    for e in trace.borrow().iter() {
+        timeline.push(e);
+    }
+    let found = timeline.rows().iter().find(|r| r.label == "tool_search_tool_result").expect("the search's result");
+    assert_eq!(found.detail, "found demo_search_notes");
+}

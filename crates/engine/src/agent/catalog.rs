@@ -85,7 +85,15 @@ impl Catalog {
 
     /// The `tools` array for the request, with a cache breakpoint on the last tool.
     pub fn tool_defs(&self) -> Vec<ToolDef> {
-        let mut defs: Vec<ToolDef> = self.entries.iter().map(|e| e.def.clone()).collect();
+        self.tool_defs_deferring(false)
+    }
+
+    /// The same, with every MCP server's tool deferred (`defer_loading`) when a tool search is
+    /// offered: local functions stay loaded, so at least one tool is.
+    pub fn tool_defs_deferring(&self, servers: bool) -> Vec<ToolDef> {
+        let defer = |e: &Entry| servers && matches!(e.origin, Origin::Server { .. });
+        let mut defs: Vec<ToolDef> =
+            self.entries.iter().map(|e| ToolDef { defer_loading: defer(e), ..e.def.clone() }).collect();
         if let Some(last) = defs.last_mut() {
             last.cache_control = Some(json!({"type": "ephemeral"}));
         }

@@ -111,7 +111,8 @@ impl<P: Platform> Agent<P> {
             history::check(&s.history).map_err(|why| TurnEnd::Failed(ClaudeError::InvalidHistory(why)))?;
             Cow::Borrowed(&s.history)
         };
-        let mut tools = s.catalog.tool_defs();
+        let search = turn.settings.server_tools.contains(&crate::claude::server_tools::ServerTool::ToolSearch);
+        let mut tools = s.catalog.tool_defs_deferring(search);
         tools.extend(turn.settings.server_tools.iter().map(|t| t.def()));
         let forced = if tools.is_empty() { None } else { turn.settings.forced_tool_choice() };
         if let Some(protocol::claude::ToolChoice::Tool { name, .. }) =

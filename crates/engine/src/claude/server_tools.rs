@@ -13,10 +13,14 @@ pub enum ServerTool {
     WebSearch,
     WebFetch,
     CodeExecution,
+    /// Tool search (regex): with it on, every MCP server's tool is sent with `defer_loading`,
+    /// out of Claude's context until a search finds it.
+    ToolSearch,
 }
 
 impl ServerTool {
-    pub const ALL: [ServerTool; 3] = [ServerTool::WebSearch, ServerTool::WebFetch, ServerTool::CodeExecution];
+    pub const ALL: [ServerTool; 4] =
+        [ServerTool::WebSearch, ServerTool::WebFetch, ServerTool::CodeExecution, ServerTool::ToolSearch];
 
     /// The name Claude calls it by (`server_tool_use.name`).
     pub fn name(self) -> &'static str {
@@ -24,6 +28,7 @@ impl ServerTool {
             ServerTool::WebSearch => "web_search",
             ServerTool::WebFetch => "web_fetch",
             ServerTool::CodeExecution => "code_execution",
+            ServerTool::ToolSearch => "tool_search_tool_regex",
         }
     }
 
@@ -34,6 +39,7 @@ impl ServerTool {
             ServerTool::WebSearch => "web_search_20250305",
             ServerTool::WebFetch => "web_fetch_20250910",
             ServerTool::CodeExecution => "code_execution_20250825",
+            ServerTool::ToolSearch => "tool_search_tool_regex_20251119",
         }
     }
 
@@ -43,6 +49,7 @@ impl ServerTool {
             ServerTool::WebSearch => "web search",
             ServerTool::WebFetch => "web fetch",
             ServerTool::CodeExecution => "code execution",
+            ServerTool::ToolSearch => "tool search (MCP tools deferred)",
         }
     }
 
@@ -50,7 +57,7 @@ impl ServerTool {
     pub fn def(self) -> ToolDef {
         let max_uses = match self {
             ServerTool::WebSearch | ServerTool::WebFetch => Some(5),
-            ServerTool::CodeExecution => None,
+            ServerTool::CodeExecution | ServerTool::ToolSearch => None,
         };
         ToolDef { kind: Some(self.wire_type().into()), name: self.name().into(), max_uses, ..ToolDef::default() }
     }
@@ -62,9 +69,15 @@ pub fn phase_one_note(tools: &[ServerTool]) -> Option<String> {
         return None;
     }
     let names: Vec<String> = tools.iter().map(|t| format!("{} ({})", t.name(), t.wire_type())).collect();
+    let deferred = if tools.contains(&ServerTool::ToolSearch) {
+        " Every MCP server's tool is sent with defer_loading: true: Claude sees only the local functions until a \
+         tool search finds others (tool_reference)."
+    } else {
+        ""
+    };
     Some(format!(
         "Added to the tools array, run by the API itself: {}. Claude calls them with server_tool_use; Anthropic's \
-         side runs them and puts their results in the same answer. This page routes nothing for them.",
+         side runs them and puts their results in the same answer. This page routes nothing for them.{deferred}",
         names.join(", ")
     ))
 }

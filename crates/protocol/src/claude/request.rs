@@ -20,6 +20,9 @@ pub struct ToolDef {
     /// How many times a server tool may run in one request.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_uses: Option<u32>,
+    /// Sent, but out of Claude's context until a tool search finds it (`tool_reference`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub defer_loading: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_control: Option<Value>,
 }

@@ -64,12 +64,17 @@ impl Timeline {
             self.show_lane(Lane::ApiTools);
             let content = &block["content"];
             let error = content.get("error_code").and_then(Value::as_str);
-            let detail = match (error, content) {
-                (Some(code), _) => format!("error: {code}"),
-                (None, Value::Array(items)) => {
+            let found = content.get("tool_references").and_then(Value::as_array).map(|refs| {
+                let names: Vec<&str> = refs.iter().filter_map(|r| r.get("tool_name").and_then(Value::as_str)).collect();
+                if names.is_empty() { "found nothing".to_owned() } else { format!("found {}", names.join(", ")) }
+            });
+            let detail = match (error, found, content) {
+                (Some(code), _, _) => format!("error: {code}"),
+                (None, Some(found), _) => found,
+                (None, None, Value::Array(items)) => {
                     format!("{} item{}", items.len(), if items.len() == 1 { "" } else { "s" })
                 }
-                (None, other) => short_json(other, 60),
+                (None, None, other) => short_json(other, 60),
             };
             let row = self.add(e, arrow(Lane::ApiTools, Lane::Claude), kind.to_owned(), detail);
             self.for_tool(row, block.get("tool_use_id").and_then(Value::as_str).map(str::to_owned));
