@@ -10,6 +10,8 @@
 //!   | {"redacted_thinking": "opaque data"}],
 //!   "stop_reason"?: "end_turn", "event_delay_ms"?: 0, "stop_details"?: …}}`
 //!   | {"server_tool_use": {"name", "input", "id"?}} | {"server_tool_result": <the whole result block>}
+//!   (a `tool_use` with `"caller": "srvtoolu_…"` is made by code; `"container": "container_…"` on
+//!   the reply names the code execution container in `message_delta`)
 //! - `{"summarize": {}}`: a text reply that quotes every tool_result of the last user message.
 //! - `{"max_tokens_mid_tool_use": {"text"?: "…", "name": "…", "partial": "{\"te"}}`
 //! - `{"error": {"status": 429, "type": "rate_limit_error", "message": "…", "headers": {"retry-after": "1"}}}`
@@ -370,6 +372,16 @@ fn validate(req: &Value, count_only: bool) -> Result<(), String> {
             messages.len() - 1
         ));
     }
+    // Calls made from code wait in their container: the results must name it (the exact
+    // message is not in the docs; this one says what is missing).
+    let pending_from_code = messages.len() >= 2
+        && messages[messages.len() - 2]["role"] == "assistant"
+        && blocks(&messages[messages.len() - 2])
+            .iter()
+            .any(|b| kind(b) == "tool_use" && b["caller"]["type"].as_str().is_some_and(|t| t != "direct"));
+    if pending_from_code && !req.get("container").is_some_and(Value::is_string) {
+        return Err("container: Field required when returning results for tool calls made by code execution".into());
+    }
     fake_thinking::validate(req)
 }
 
@@ -566,7 +578,18 @@ fn play(step: &Value, request: &Value, request_id: &str, n: u64, usage: Usage) -
                     Value::String(raw) => raw.clone(), // a raw, possibly broken, JSON text
                     other => other.to_string(),
                 };
-                w.tool_use(&id, &t["name"], &input, true);
+                match t["caller"].as_str() {
+                    // A call made by code running on the API's side (programmatic tool calling).
+                    Some(tool_id) => {
+                        let caller = json!({ "type": "code_execution_20260120", "tool_id": tool_id });
+                        w.start(
+                            json!({ "type": "tool_use", "id": id, "name": t["name"], "input": {}, "caller": caller }),
+                        );
+                        w.stream_input(&input);
+                        w.stop();
+                    }
+                    None => w.tool_use(&id, &t["name"], &input, true),
+                }
             }
         }
         let default = if used_tools { "tool_use" } else { "end_turn" };
@@ -576,6 +599,9 @@ fn play(step: &Value, request: &Value, request_id: &str, n: u64, usage: Usage) -
     let mut delta = json!({ "stop_reason": stop_reason, "stop_sequence": null });
     if !stop_details.is_null() {
         delta["stop_details"] = stop_details;
+    }
+    if let Some(id) = step.get("reply").and_then(|r| r["container"].as_str()) {
+        delta["container"] = json!({ "id": id, "expires_at": "2026-12-31T00:00:00Z" });
     }
     let usage = json!({ "output_tokens": w.output_tokens });
     w.push("message_delta", json!({ "type": "message_delta", "delta": delta, "usage": usage }));

@@ -175,3 +175,66 @@ async fn tool_search_defers_the_servers_tools_and_a_found_tool_is_routed_as_usua
     let found = timeline.rows().iter().find(|r| r.label == "tool_search_tool_result").expect("the search's result");
     assert_eq!(found.detail, "found demo_search_notes");
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_call_made_by_code_is_routed_drawn_from_the_apis_lane_and_answered_in_its_container() {
+    let fake = FakeClaude::start(0).await;
+    let platform = Native::new();
+    let (tracer, trace) = recording_tracer(&platform);
+    let agent = Agent::new(platform, tracer);
+    let key = "sk-programmatic";
+    let settings = ClaudeSettings {
+        base_url: fake.base_url(),
+        api_key: key.into(),
+        server_tools: vec![ServerTool::CodeExecution, ServerTool::CodeCallsTools],
+        ..ClaudeSettings::default()
+    };
+    let code = "r = await calculate({'expression': '6 * 7'})\nprint(r)";
+    fake.script(
+        key,
+        vec![
+            json!({"reply": {"content": [
+                {"server_tool_use": {"id": "srvtoolu_code", "name": "code_execution", "input": {"code": code}}},
+                {"tool_use": {"name": "calculate", "input": {"expression": "6 * 7"}, "caller": "srvtoolu_code"}}
+            ], "container": "container_e2e"}}),
+            json!({"reply": {"content": [
+                {"server_tool_result": {"type": "code_execution_tool_result", "tool_use_id": "srvtoolu_code",
+                    "content": {"type": "code_execution_result", "stdout": "6 * 7 = 42\n", "stderr": "", "return_code": 0}}},
+                {"text": "42."}
+            ]}}),
+        ],
+    );
+    let cancel = CancelToken::new();
+    let turn = Turn::new(&settings, &[], &cancel, 4);
+    let out = agent.run(Vec::new(), Message::user_text("6 * 7, by code?"), &turn, Rc::new(|_| {})).await;
+    assert_eq!(out.end, TurnEnd::EndTurn, "{}", out.end.explain());
+
+    let sent = fake.requests(key);
+    let first = sent[0].json();
+    let tools = first["tools"].as_array().unwrap();
+    let calculate = tools.iter().find(|t| t["name"] == "calculate").unwrap();
+    assert_eq!(calculate["allowed_callers"], json!(["direct", "code_execution_20260120"]));
+    let code_entries: Vec<&serde_json::Value> = tools.iter().filter(|t| t["name"] == "code_execution").collect();
+    assert_eq!(code_entries.len(), 1, "one code execution entry, the programmatic one");
+    assert_eq!(code_entries[0]["type"], "code_execution_20260120");
+    assert!(first.get("container").is_none());
+    // The result goes back in the container the call waits in.
+    let second = sent[1].json();
+    assert_eq!(second["container"], "container_e2e");
+    assert_eq!(second["messages"][2]["content"][0]["content"], json!("6 * 7 = 42"));
+
+    let mut timeline = Timeline::new();
+    for e in trace.borrow().iter() {
+        timeline.push(e);
+    }
+    let call =
+        timeline.rows().iter().find(|r| r.label == "tool_use calculate (from code)").expect("the call from code");
+    assert_eq!(call.kind, RowKind::Arrow { from: Lane::ApiTools, to: Lane::Client });
+
+    // Without parallel tool use the API refuses programmatic calling: named before sending.
+    let serial = ClaudeSettings { parallel_tool_use: false, ..settings };
+    let out =
+        agent.run(Vec::new(), Message::user_text("again"), &Turn::new(&serial, &[], &cancel, 4), Rc::new(|_| {})).await;
+    assert!(matches!(out.end, TurnEnd::Failed(engine::claude::ClaudeError::ServerTools(_))), "{:?}", out.end);
+    assert_eq!(fake.requests(key).len(), 2);
+}

@@ -178,7 +178,8 @@ impl<P: Platform> Agent<P> {
             self.tracer.note(Peer::Client, note);
         }
         let binding = turn.binding;
-        let mut state = TurnState { history, catalog, iteration: 0, broken_results: None, taught: false, binding };
+        let mut state =
+            TurnState { history, catalog, iteration: 0, broken_results: None, taught: false, binding, container: None };
         while state.iteration < turn.max_iterations {
             state.iteration += 1;
             match self.round(&mut state, turn, &emit).await {

@@ -33,6 +33,7 @@ pub fn request(params: &CreateMessageParams, prompt: &str, settings: &ClaudeSett
         temperature: params.temperature,
         thinking: None,
         output_config: None,
+        container: None,
     }
 }
 

@@ -12,6 +12,7 @@ use super::edit::Edit;
 use super::events::{AgentEvent, TurnEnd};
 use super::pause::{Breakpoint, Resume};
 use super::run::{Agent, Emit, Turn, forward};
+use crate::claude::server_tools::{self, ServerTool};
 use crate::claude::{Assembled, ClaudeError, StreamNews, caching};
 use crate::claude::{history, thinking};
 use crate::layer::Failure;
@@ -31,6 +32,9 @@ pub(super) struct TurnState {
     pub taught: bool,
     /// What the conversation's thinking is bound to (`thinking::binding`), once it holds some.
     pub binding: Option<u64>,
+    /// The code execution container of this turn, once an answer ran in one: calls made from
+    /// code wait there for their results (programmatic tool calling).
+    pub container: Option<String>,
 }
 
 /// A step goes on with its value, or ends the turn.
@@ -53,6 +57,9 @@ impl<P: Platform> Agent<P> {
         self.phase(2, s.iteration, emit);
         let request = self.request(s, turn).await?;
         let mut answer = self.ask(s, turn, &request, emit).await?;
+        if let Some(container) = &answer.container {
+            s.container = Some(container.clone());
+        }
         if answer.message.content.iter().any(|b| b.kind() == "thinking") {
             s.binding = Some(thinking::binding(&request.tools, request.system.as_ref()));
         }
@@ -111,9 +118,16 @@ impl<P: Platform> Agent<P> {
             history::check(&s.history).map_err(|why| TurnEnd::Failed(ClaudeError::InvalidHistory(why)))?;
             Cow::Borrowed(&s.history)
         };
-        let search = turn.settings.server_tools.contains(&crate::claude::server_tools::ServerTool::ToolSearch);
-        let mut tools = s.catalog.tool_defs_deferring(search);
-        tools.extend(turn.settings.server_tools.iter().map(|t| t.def()));
+        let chosen = &turn.settings.server_tools;
+        server_tools::check(chosen, turn.settings.parallel_tool_use)
+            .map_err(|rule| TurnEnd::Failed(ClaudeError::ServerTools(rule)))?;
+        let mut tools = s.catalog.tool_defs_deferring(chosen.contains(&ServerTool::ToolSearch));
+        if chosen.contains(&ServerTool::CodeCallsTools) {
+            for t in &mut tools {
+                t.allowed_callers = vec!["direct".into(), server_tools::PROGRAMMATIC.into()];
+            }
+        }
+        tools.extend(server_tools::entries(chosen));
         let forced = if tools.is_empty() { None } else { turn.settings.forced_tool_choice() };
         if let Some(protocol::claude::ToolChoice::Tool { name, .. }) =
             turn.settings.tool_choice().filter(|_| !tools.is_empty())
@@ -138,6 +152,7 @@ impl<P: Platform> Agent<P> {
             temperature: None,
             thinking: turn.settings.thinking.field(),
             output_config: turn.settings.thinking.output_config(),
+            container: s.container.clone(),
         };
         let now = thinking::binding(&request.tools, request.system.as_ref());
         thinking::check_binding(&settings.model, s.binding, now, &request.messages)
@@ -208,7 +223,18 @@ impl<P: Platform> Agent<P> {
         for t in &tool_uses {
             self.tracer.emit(
                 Peer::Claude,
-                TraceKind::ToolUse { tool_use_id: t.id.clone(), name: t.name.clone(), input: t.input.clone() },
+                TraceKind::ToolUse {
+                    tool_use_id: t.id.clone(),
+                    name: t.name.clone(),
+                    input: t.input.clone(),
+                    caller: answer
+                        .message
+                        .content
+                        .iter()
+                        .find(|b| b.tool_use().is_some_and(|u| u.id == t.id))
+                        .and_then(|b| b.caller())
+                        .map(str::to_owned),
+                },
             );
         }
         let mut skipped = Vec::new();

@@ -69,6 +69,8 @@ pub struct Assembled {
     pub stop_reason: Option<String>,
     pub stop_sequence: Option<String>,
     pub stop_details: Option<Value>,
+    /// The code execution container the answer ran in (its id), if any.
+    pub container: Option<String>,
     pub usage: Usage,
     /// tool_use id → why its input could not be parsed (becomes an is_error result: A-08).
     pub input_errors: Vec<(String, String)>,
@@ -231,6 +233,7 @@ impl Accumulator {
             stop_reason: self.end.stop_reason,
             stop_sequence: self.end.stop_sequence,
             stop_details: self.end.stop_details.filter(|v| !v.is_null()),
+            container: self.end.container.as_ref().and_then(|c| c.get("id")).and_then(Value::as_str).map(str::to_owned),
             usage: self.usage,
             input_errors: self.input_errors,
             unfinished,

@@ -27,6 +27,9 @@ pub enum ClaudeError {
     /// sending.
     #[error("tool_choice names \"{name}\", which is not in this request's tools")]
     UnknownToolChoice { name: String },
+    /// The server tools chosen break a rule the API would reject with a 400.
+    #[error("the API would refuse this request: {0}")]
+    ServerTools(super::server_tools::ServerToolRule),
     #[error("cancelled")]
     Cancelled,
     /// The answer passed a limit (`engine::limits`): refused as it arrived.
@@ -40,9 +43,10 @@ impl ClaudeError {
             ClaudeError::Network { .. } => Layer::Network,
             ClaudeError::Api { .. } | ClaudeError::Stream { .. } => Layer::Http,
             ClaudeError::Decode { .. } => Layer::Decode,
-            ClaudeError::InvalidHistory(_) | ClaudeError::Thinking(_) | ClaudeError::UnknownToolChoice { .. } => {
-                Layer::Client
-            }
+            ClaudeError::InvalidHistory(_)
+            | ClaudeError::Thinking(_)
+            | ClaudeError::ServerTools(_)
+            | ClaudeError::UnknownToolChoice { .. } => Layer::Client,
             ClaudeError::Cancelled => Layer::Cancelled,
             ClaudeError::Limit(l) => l.limit.layer(),
         }
@@ -95,6 +99,10 @@ impl ClaudeError {
                 "The API failed: Loopscope retried; press Retry to try again."
             }
             ClaudeError::Limit(l) => return Some(l.hint()),
+            ClaudeError::ServerTools(_) => {
+                "Settings → Model and request: turn Parallel tool use back on, or the code execution that calls \
+                 your tools off."
+            }
             ClaudeError::UnknownToolChoice { .. } => {
                 "Settings → Model and request → Tool choice: name a tool Claude is offered (a server's tools are \
                  named <label>_<tool>, as on the timeline's tools array), or choose auto."

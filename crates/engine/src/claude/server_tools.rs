@@ -16,18 +16,54 @@ pub enum ServerTool {
     /// Tool search (regex): with it on, every MCP server's tool is sent with `defer_loading`,
     /// out of Claude's context until a search finds it.
     ToolSearch,
+    /// Code execution that may call the client's tools (programmatic tool calling): each tool
+    /// is sent with `allowed_callers`, and a call from code waits in a container for its result.
+    CodeCallsTools,
+}
+
+/// The code execution version whose code may call the client's tools.
+pub const PROGRAMMATIC: &str = "code_execution_20260120";
+
+/// A request the API would refuse for its server tools, named before sending.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServerToolRule {
+    #[error(
+        "code that calls your tools needs parallel tool use on (the API refuses disable_parallel_tool_use with it)"
+    )]
+    ProgrammaticWithoutParallel,
+}
+
+/// The `tools` entries for `chosen`: one code execution (the programmatic one wins when both are
+/// chosen, since both are named `code_execution`).
+pub fn entries(chosen: &[ServerTool]) -> Vec<ToolDef> {
+    let programmatic = chosen.contains(&ServerTool::CodeCallsTools);
+    chosen.iter().filter(|t| !(programmatic && **t == ServerTool::CodeExecution)).map(|t| t.def()).collect()
+}
+
+/// The rules the API enforces for `chosen` with parallel tool use on or off.
+pub fn check(chosen: &[ServerTool], parallel_tool_use: bool) -> Result<(), ServerToolRule> {
+    if chosen.contains(&ServerTool::CodeCallsTools) && !parallel_tool_use {
+        return Err(ServerToolRule::ProgrammaticWithoutParallel);
+    }
+    Ok(())
 }
 
 impl ServerTool {
-    pub const ALL: [ServerTool; 4] =
-        [ServerTool::WebSearch, ServerTool::WebFetch, ServerTool::CodeExecution, ServerTool::ToolSearch];
+    pub const ALL: [ServerTool; 5] = [
+        ServerTool::WebSearch,
+        ServerTool::WebFetch,
+        ServerTool::CodeExecution,
+        ServerTool::CodeCallsTools,
+        ServerTool::ToolSearch,
+    ];
 
     /// The name Claude calls it by (`server_tool_use.name`).
     pub fn name(self) -> &'static str {
         match self {
             ServerTool::WebSearch => "web_search",
             ServerTool::WebFetch => "web_fetch",
-            ServerTool::CodeExecution => "code_execution",
+            ServerTool::CodeExecution | ServerTool::CodeCallsTools => "code_execution",
             ServerTool::ToolSearch => "tool_search_tool_regex",
         }
     }
@@ -40,6 +76,7 @@ impl ServerTool {
             ServerTool::WebFetch => "web_fetch_20250910",
             ServerTool::CodeExecution => "code_execution_20250825",
             ServerTool::ToolSearch => "tool_search_tool_regex_20251119",
+            ServerTool::CodeCallsTools => PROGRAMMATIC,
         }
     }
 
@@ -50,6 +87,7 @@ impl ServerTool {
             ServerTool::WebFetch => "web fetch",
             ServerTool::CodeExecution => "code execution",
             ServerTool::ToolSearch => "tool search (MCP tools deferred)",
+            ServerTool::CodeCallsTools => "code execution that calls your tools",
         }
     }
 
@@ -57,7 +95,7 @@ impl ServerTool {
     pub fn def(self) -> ToolDef {
         let max_uses = match self {
             ServerTool::WebSearch | ServerTool::WebFetch => Some(5),
-            ServerTool::CodeExecution | ServerTool::ToolSearch => None,
+            ServerTool::CodeExecution | ServerTool::ToolSearch | ServerTool::CodeCallsTools => None,
         };
         ToolDef { kind: Some(self.wire_type().into()), name: self.name().into(), max_uses, ..ToolDef::default() }
     }
@@ -69,6 +107,12 @@ pub fn phase_one_note(tools: &[ServerTool]) -> Option<String> {
         return None;
     }
     let names: Vec<String> = tools.iter().map(|t| format!("{} ({})", t.name(), t.wire_type())).collect();
+    let programmatic = if tools.contains(&ServerTool::CodeCallsTools) {
+        " Every client tool is sent with allowed_callers [direct, code_execution_20260120]: code running on the \
+         API's side may call it, and such a call comes to this page as a tool_use with its caller."
+    } else {
+        ""
+    };
     let deferred = if tools.contains(&ServerTool::ToolSearch) {
         " Every MCP server's tool is sent with defer_loading: true: Claude sees only the local functions until a \
          tool search finds others (tool_reference)."
@@ -77,7 +121,7 @@ pub fn phase_one_note(tools: &[ServerTool]) -> Option<String> {
     };
     Some(format!(
         "Added to the tools array, run by the API itself: {}. Claude calls them with server_tool_use; Anthropic's \
-         side runs them and puts their results in the same answer. This page routes nothing for them.{deferred}",
+         side runs them and puts their results in the same answer. This page routes nothing for them.{deferred}{programmatic}",
         names.join(", ")
     ))
 }

@@ -137,7 +137,10 @@ pub fn raw(e: &TraceEvent, trace_limit: usize) -> RawStep {
                 .join("\n")
                 + &excluded.iter().map(|(w, why)| format!("\nleft out: {w}: {why}")).collect::<String>(),
         ),
-        TraceKind::ToolUse { name, input, tool_use_id } => (format!("tool_use {name} ({tool_use_id})"), pretty(input)),
+        TraceKind::ToolUse { name, input, tool_use_id, caller } => {
+            let from = caller.as_ref().map(|c| format!(", called by code ({c})")).unwrap_or_default();
+            (format!("tool_use {name} ({tool_use_id}{from})"), pretty(input))
+        }
         TraceKind::Thinking { text, redacted, signature_chars } => thinking_detail(text, *redacted, *signature_chars),
         TraceKind::ApiBlock { kind, block } => (kind.clone(), pretty(block)),
         TraceKind::LocalCall { function, input, output, is_error, elapsed_ms, .. } => (

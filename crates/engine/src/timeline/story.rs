@@ -76,7 +76,9 @@ fn compact(v: &Value) -> String {
 /// The story of `tool_use_id`, read from the whole trace (events in seq order).
 pub fn tool_story(tool_use_id: &str, events: &[TraceEvent]) -> Option<ToolStory> {
     let (name, input) = events.iter().find_map(|e| match &e.kind {
-        TraceKind::ToolUse { tool_use_id: t, name, input } if t == tool_use_id => Some((name.clone(), input.clone())),
+        TraceKind::ToolUse { tool_use_id: t, name, input, .. } if t == tool_use_id => {
+            Some((name.clone(), input.clone()))
+        }
         _ => None,
     })?;
     let mut story = ToolStory {

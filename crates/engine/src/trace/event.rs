@@ -232,11 +232,14 @@ pub enum TraceKind {
         kind: String,
         block: Value,
     },
-    /// Claude asked for a tool (phase 2's output).
+    /// Claude asked for a tool (phase 2's output), or code running on the API's side did
+    /// (`caller`: the code execution call that made it; programmatic tool calling).
     ToolUse {
         tool_use_id: String,
         name: String,
         input: Value,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        caller: Option<String>,
     },
     /// Phase 3's decision for one tool_use.
     Route {

@@ -170,7 +170,9 @@ impl Tracer {
                 failure: failure.map(|f| Failure { message: self.mask(&f.message), ..f }),
             },
             UserMessage { text } => UserMessage { text: self.mask(&text) },
-            ToolUse { tool_use_id, name, input } => ToolUse { tool_use_id, name, input: self.mask_value(input) },
+            ToolUse { tool_use_id, name, input, caller } => {
+                ToolUse { tool_use_id, name, input: self.mask_value(input), caller }
+            }
             ApiBlock { kind, block } => ApiBlock { kind, block: self.mask_value(block) },
             Thinking { text, redacted, signature_chars } => {
                 Thinking { text: self.mask(&text), redacted, signature_chars }

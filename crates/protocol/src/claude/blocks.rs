@@ -73,6 +73,16 @@ impl Block {
         })
     }
 
+    /// The server tool call that made this call, when code running on the API's side made it
+    /// (programmatic tool calling: `caller.tool_id`); `None` when Claude called directly.
+    pub fn caller(&self) -> Option<&str> {
+        let caller = self.0.get("caller")?;
+        if caller.get("type").and_then(Value::as_str) == Some("direct") {
+            return None;
+        }
+        caller.get("tool_id").and_then(Value::as_str)
+    }
+
     pub fn tool_result(&self) -> Option<ToolResult> {
         if self.kind() != "tool_result" {
             return None;

@@ -23,6 +23,9 @@ pub struct ToolDef {
     /// Sent, but out of Claude's context until a tool search finds it (`tool_reference`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub defer_loading: bool,
+    /// Who may call it: `direct` (Claude) and/or code execution (`code_execution_20260120`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allowed_callers: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_control: Option<Value>,
 }
@@ -71,6 +74,9 @@ pub struct CreateMessage {
     /// `{"effort": "low" | … | "max"}` and whatever else the API adds there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_config: Option<Value>,
+    /// The code execution container to go on in, while calls made from code wait for results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub container: Option<String>,
 }
 
 /// The body of `count_tokens`: the same fields minus those that do not change the count.

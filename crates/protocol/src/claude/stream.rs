@@ -68,6 +68,8 @@ pub struct MessageDeltaBody {
     pub stop_reason: Option<String>,
     pub stop_sequence: Option<String>,
     pub stop_details: Option<Value>,
+    /// `{"id": "container_…", "expires_at": …}`: the code execution container this answer ran in.
+    pub container: Option<Value>,
 }
 
 /// Takes a string member out of an object.
@@ -131,6 +133,7 @@ impl StreamEvent {
                         stop_reason: take_str(&mut d, "stop_reason"),
                         stop_sequence: take_str(&mut d, "stop_sequence"),
                         stop_details: d.get_mut("stop_details").map(Value::take).filter(|v| !v.is_null()),
+                        container: d.get_mut("container").map(Value::take).filter(|v| !v.is_null()),
                     },
                     usage,
                 }

@@ -30,9 +30,24 @@ impl Timeline {
         row
     }
 
-    pub(super) fn on_tool_use(&mut self, e: &TraceEvent, tool_use_id: &str, name: &str, input: &Value) -> usize {
+    /// A tool_use: from Claude, or (programmatic tool calling) from code on the API's side.
+    pub(super) fn on_tool_use(
+        &mut self,
+        e: &TraceEvent,
+        tool_use_id: &str,
+        name: &str,
+        input: &Value,
+        caller: Option<&str>,
+    ) -> usize {
         self.tool_names.insert(tool_use_id.to_owned(), name.to_owned());
-        let row = self.add(e, arrow(Lane::Claude, Lane::Client), format!("tool_use {name}"), short_json(input, 60));
+        let row = match caller {
+            None => self.add(e, arrow(Lane::Claude, Lane::Client), format!("tool_use {name}"), short_json(input, 60)),
+            Some(_) => {
+                self.show_lane(Lane::ApiTools);
+                let label = format!("tool_use {name} (from code)");
+                self.add(e, arrow(Lane::ApiTools, Lane::Client), label, short_json(input, 60))
+            }
+        };
         self.for_tool(row, Some(tool_use_id.to_owned()));
         row
     }

@@ -207,7 +207,9 @@ impl Timeline {
                 self.links.insert((lane, id.clone()), tool_use_id.clone());
                 None
             }
-            TraceKind::ToolUse { tool_use_id, name, input } => Some(self.on_tool_use(e, tool_use_id, name, input)),
+            TraceKind::ToolUse { tool_use_id, name, input, caller } => {
+                Some(self.on_tool_use(e, tool_use_id, name, input, caller.as_deref()))
+            }
             TraceKind::Thinking { text, redacted, .. } => Some(self.on_thinking(e, text, *redacted)),
             TraceKind::ApiBlock { kind, block } => Some(self.on_api_block(e, kind, block)),
             TraceKind::Route { tool_use_id, name, target } => Some(self.on_route(e, tool_use_id, name, target)),
