@@ -41,6 +41,7 @@ fn ToolCallView(block: RwSignal<Block>) -> impl IntoView {
     let progress = move || tool(block, |c| c.progress.clone());
     let status = move || tool(block, |c| Some(c.state.status())).unwrap_or(ToolStatus::Writing);
     let input = Memo::new(move |_| tool(block, |c| c.input.clone()));
+    let partial = move || tool(block, |c| (c.input.is_none() && !c.partial.is_empty()).then(|| c.partial.clone()));
     let ended = Memo::new(move |_| {
         tool(block, |c| match &c.state {
             ToolState::Ended(outcome) => Some(outcome.clone()),
@@ -56,6 +57,7 @@ fn ToolCallView(block: RwSignal<Block>) -> impl IntoView {
                 <span class=move || format!("tool-status {}", status().class())>{move || status().label()}</span>
             </div>
             {move || progress().map(|p| view! { <p class="progress" role="status">{p}</p> })}
+            {move || partial().map(|p| view! { <p class="partial-input" aria-label="Arguments so far"><code>{p}</code></p> })}
             {move || input.get().map(|i| view! {
                 <details><summary>"Input"</summary><Code text=pretty(&i) label="Tool input"/></details>
             })}

@@ -95,6 +95,8 @@ pub struct ToolCall {
     pub name: String,
     /// The complete input, once Claude finished writing it.
     pub input: Option<Value>,
+    /// The arguments as they stream, until the input is complete (unvalidated JSON text).
+    pub partial: String,
     /// Where phase 3 routed it.
     pub target: Option<RouteTarget>,
     /// The server's latest progress notification, in words.

@@ -242,6 +242,7 @@ impl Chat {
                             tool_use_id: tool.as_ref().map(|t| t.id.clone()),
                             name: tool.as_ref().map(|t| t.name.clone()).unwrap_or_default(),
                             input: None,
+                            partial: String::new(),
                             target: None,
                             progress: None,
                             state: ToolState::Writing,
@@ -271,6 +272,17 @@ impl Chat {
                     changes.push(Change::BlockChanged { item, block });
                 }
             }
+            AgentEvent::Stream(StreamUpdate::Input { index, partial }) => {
+                let Some(item) = self.current() else { return changes };
+                if let Some(blocks) = self.blocks_mut(item)
+                    && let Some(block) = blocks.iter().position(|b| b.index() == *index)
+                    && let Some(Block::Tool { call, .. }) = blocks.get_mut(block)
+                    && call.input.is_none()
+                {
+                    call.partial.push_str(partial);
+                    changes.push(Change::BlockChanged { item, block });
+                }
+            }
             AgentEvent::Assistant { message, usage, .. } => {
                 let Some(item) = self.current() else { return changes };
                 if let Some(ChatItem::Assistant { usage: slot, .. }) = self.items.get_mut(item) {
@@ -285,6 +297,7 @@ impl Chat {
                         let Some(u) = uses.next() else { break };
                         call.tool_use_id = Some(u.id);
                         call.input = Some(u.input);
+                        call.partial.clear();
                         call.state = ToolState::Running;
                         changes.push(Change::BlockChanged { item, block });
                     }

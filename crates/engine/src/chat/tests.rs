@@ -316,3 +316,16 @@ fn a_call_the_api_runs_is_shown_by_name_and_a_block_the_page_does_not_draw_is_no
     let ChatItem::Assistant { blocks, .. } = &q.chat.items()[1] else { panic!() };
     assert!(matches!(&blocks[0], Block::ApiCall { name, .. } if name == "web_search"));
 }
+
+#[test]
+fn a_calls_arguments_grow_as_claude_writes_them_then_give_way_to_the_input() {
+    let mut p = Page::default();
+    p.step(|c| c.user("weather?".into()));
+    p.apply(attempt());
+    p.apply(started(0, BlockKind::ToolUse, Some(("t1", "get_weather"))));
+    for piece in ["{\"ci", "ty\": \"Tok"] {
+        p.apply(AgentEvent::Stream(StreamUpdate::Input { index: 0, partial: piece.into() }));
+    }
+    assert_eq!(p.tool(1, 0).partial, "{\"city\": \"Tok");
+    assert_eq!(p.tool(1, 0).input, None);
+}

@@ -35,6 +35,7 @@ fn from_file(index: usize, b: &TranscriptBlock) -> Block {
                 tool_use_id: tool_use_id.clone(),
                 name: name.clone(),
                 input: input.clone(),
+                partial: String::new(),
                 target: target.clone(),
                 progress: None,
                 state: ToolState::Ended(outcome.clone()),

@@ -46,9 +46,24 @@ pub struct ToolCallStub {
 /// What one event changed, for the page to show as it streams.
 #[derive(Clone, Debug, PartialEq)]
 pub enum StreamUpdate {
-    BlockStarted { index: usize, kind: BlockKind, tool: Option<ToolCallStub> },
-    Text { index: usize, text: String },
-    Thinking { index: usize, text: String },
+    BlockStarted {
+        index: usize,
+        kind: BlockKind,
+        tool: Option<ToolCallStub>,
+    },
+    Text {
+        index: usize,
+        text: String,
+    },
+    Thinking {
+        index: usize,
+        text: String,
+    },
+    /// A piece of a call's arguments (`input_json_delta`), as Claude writes them.
+    Input {
+        index: usize,
+        partial: String,
+    },
 }
 
 /// A block that started and never stopped (cut off by max_tokens).
@@ -173,7 +188,7 @@ impl Accumulator {
             }
             Delta::InputJsonDelta { partial_json } => {
                 json.push_str(&partial_json);
-                None
+                (!partial_json.is_empty()).then_some(StreamUpdate::Input { index, partial: partial_json })
             }
             Delta::CitationsDelta { citation } => {
                 if let Value::Array(items) = block.entry("citations").or_insert_with(|| Value::Array(Vec::new())) {
@@ -305,7 +320,8 @@ mod tests {
         assert_eq!(a.stop_reason.as_deref(), Some("tool_use"));
         assert_eq!((a.usage.input_tokens, a.usage.output_tokens), (50, 30));
         assert!(a.complete && a.unfinished.is_empty());
-        // The live view hears the same reading: two block starts, two text pieces, in order.
+        // The live view hears the same reading: two block starts, two text pieces, the input as it
+        // grows, in order.
         assert_eq!(
             updates,
             [
@@ -317,6 +333,8 @@ mod tests {
                     tool: Some(ToolCallStub { id: "toolu_1".into(), name: "get_weather".into() })
                 },
                 StreamUpdate::Text { index: 0, text: "check.".into() },
+                StreamUpdate::Input { index: 1, partial: "{\"ci".into() },
+                StreamUpdate::Input { index: 1, partial: "ty\": \"Tokyo\"}".into() },
             ]
         );
     }
