@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 
 const BUDGET = {
-  first: { gzip: 535_500, brotli: 425_000 },
+  first: { gzip: 537_500, brotli: 426_500 },
   // Per chunk, gzip, by split point (src/chunks/).
   chunks: { workshop: 87_000, explore: 38_500, detail: 24_000, dialogs: 12_500, signin: 38_500, demo: 21_000, settings: 17_000 },
 };
