@@ -30,9 +30,9 @@ pub fn ThinkingSettings() -> impl IntoView {
     let settings = use_services().settings;
     let data = settings.data;
     let mode = move || data.with(|d| d.thinking.mode);
-    let verdict = move || data.with(|d| d.thinking.verdict(&d.model, d.max_tokens, d.forced_tool_choice()));
+    let verdict = move || data.with(|d| d.thinking.verdict(&d.model, d.max_tokens, d.tool_choice.forces()));
     view! {
-        <fieldset class="thinking-settings">
+        <fieldset class="loop-settings">
             <legend>"Thinking"</legend>
             <div class="field inline">
                 <label for="thinking-mode">"Thinking"</label>
@@ -102,7 +102,7 @@ pub fn ServerToolsSettings() -> impl IntoView {
     let settings = use_services().settings;
     let data = settings.data;
     view! {
-        <fieldset class="thinking-settings">
+        <fieldset class="loop-settings">
             <legend>"Server tools (the API runs them)"</legend>
             {ServerTool::ALL.iter().map(|&tool| view! {
                 <label class="check">

@@ -120,11 +120,6 @@ impl UserSettings {
         }
     }
 
-    /// The word of a `tool_choice` that forces a call (`any`, `tool`), if it does.
-    pub fn forced_tool_choice(&self) -> Option<&'static str> {
-        self.tool_choice.forces()
-    }
-
     /// The loop's round limit, at least one.
     pub fn rounds(&self) -> u32 {
         self.max_iterations.clamp(MAX_ROUNDS_RANGE.0, MAX_ROUNDS_RANGE.1)

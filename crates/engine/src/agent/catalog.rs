@@ -12,6 +12,7 @@
 use serde_json::{Map, Value, json};
 
 use super::local::LocalTool;
+use crate::claude::server_tools::{self, ServerTool};
 use crate::mcp::ToolList;
 use protocol::claude::ToolDef;
 
@@ -83,20 +84,35 @@ impl Catalog {
         self.entries.iter().find(|e| e.name == name)
     }
 
-    /// The `tools` array for the request, with a cache breakpoint on the last tool.
+    /// The client's tools for the request, with a cache breakpoint on the last one.
     pub fn tool_defs(&self) -> Vec<ToolDef> {
-        self.tool_defs_deferring(false)
+        self.tools_with(&[])
     }
 
-    /// The same, with every MCP server's tool deferred (`defer_loading`) when a tool search is
-    /// offered: local functions stay loaded, so at least one tool is.
-    pub fn tool_defs_deferring(&self, servers: bool) -> Vec<ToolDef> {
-        let defer = |e: &Entry| servers && matches!(e.origin, Origin::Server { .. });
-        let mut defs: Vec<ToolDef> =
-            self.entries.iter().map(|e| ToolDef { defer_loading: defer(e), ..e.def.clone() }).collect();
+    /// The whole `tools` array with the server tools `chosen`: with a tool search, every MCP
+    /// server's tool deferred (`defer_loading`; local functions stay loaded, so one tool is);
+    /// with code that calls tools, every client tool callable from code (`allowed_callers`);
+    /// then the server tools' own entries.
+    pub fn tools_with(&self, chosen: &[ServerTool]) -> Vec<ToolDef> {
+        let search = chosen.contains(&ServerTool::ToolSearch);
+        let callers: Vec<String> = if chosen.contains(&ServerTool::CodeCallsTools) {
+            vec!["direct".into(), server_tools::PROGRAMMATIC.into()]
+        } else {
+            Vec::new()
+        };
+        let mut defs: Vec<ToolDef> = self
+            .entries
+            .iter()
+            .map(|e| ToolDef {
+                defer_loading: search && matches!(e.origin, Origin::Server { .. }),
+                allowed_callers: callers.clone(),
+                ..e.def.clone()
+            })
+            .collect();
         if let Some(last) = defs.last_mut() {
             last.cache_control = Some(json!({"type": "ephemeral"}));
         }
+        defs.extend(server_tools::entries(chosen));
         defs
     }
 

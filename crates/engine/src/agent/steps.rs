@@ -12,7 +12,7 @@ use super::edit::Edit;
 use super::events::{AgentEvent, TurnEnd};
 use super::pause::{Breakpoint, Resume};
 use super::run::{Agent, Emit, Turn, forward};
-use crate::claude::server_tools::{self, ServerTool};
+use crate::claude::server_tools;
 use crate::claude::{Assembled, ClaudeError, StreamNews, caching};
 use crate::claude::{history, thinking};
 use crate::layer::Failure;
@@ -121,14 +121,8 @@ impl<P: Platform> Agent<P> {
         let chosen = &turn.settings.server_tools;
         server_tools::check(chosen, turn.settings.parallel_tool_use)
             .map_err(|rule| TurnEnd::Failed(ClaudeError::ServerTools(rule)))?;
-        let mut tools = s.catalog.tool_defs_deferring(chosen.contains(&ServerTool::ToolSearch));
-        if chosen.contains(&ServerTool::CodeCallsTools) {
-            for t in &mut tools {
-                t.allowed_callers = vec!["direct".into(), server_tools::PROGRAMMATIC.into()];
-            }
-        }
-        tools.extend(server_tools::entries(chosen));
-        let forced = if tools.is_empty() { None } else { turn.settings.forced_tool_choice() };
+        let tools = s.catalog.tools_with(chosen);
+        let forced = if tools.is_empty() { None } else { turn.settings.tool_choice.forces() };
         if let Some(protocol::claude::ToolChoice::Tool { name, .. }) =
             turn.settings.tool_choice().filter(|_| !tools.is_empty())
             && !tools.iter().any(|t| t.name == name)

@@ -99,11 +99,6 @@ impl ClaudeSettings {
         }
     }
 
-    /// The word of a `tool_choice` that forces a call, if it does (`any`).
-    pub fn forced_tool_choice(&self) -> Option<&'static str> {
-        self.tool_choice.forces()
-    }
-
     pub fn messages_url(&self) -> String {
         format!("{}/v1/messages", self.base_url.trim_end_matches('/'))
     }
