@@ -56,9 +56,7 @@ impl Timeline {
     pub(super) fn on_thinking(&mut self, e: &TraceEvent, text: &str, redacted: bool) -> usize {
         let (label, detail) = match (redacted, text.is_empty()) {
             (true, _) => ("redacted thinking", "encrypted by the API; goes back unchanged".to_owned()),
-            (false, true) => {
-                ("thinking (text omitted)", "display \"omitted\": the signed block goes back unchanged".to_owned())
-            }
+            (false, true) => ("thinking", "text omitted; goes back signed".to_owned()),
             (false, false) => ("thinking", short(text, 80)),
         };
         self.add(e, RowKind::Note { lane: Lane::Claude }, label, detail)
