@@ -1,6 +1,7 @@
 //! The Claude-side loop settings that today's models change under the user's feet: what the
 //! chosen model does with thinking, the thinking request fields, the tools the API runs itself,
-//! and the teaching switch. Every decision (what a model accepts, which rule a request breaks) is the engine's.
+//! the per-tool fields, and the teaching switch. Every decision (what a model accepts, which rule
+//! a request breaks) is the engine's.
 
 use leptos::prelude::*;
 
@@ -10,6 +11,7 @@ use engine::agent::Teach;
 use engine::claude::models::Model;
 use engine::claude::server_tools::ServerTool;
 use engine::claude::thinking::{Display, Effort, MIN_BUDGET, ThinkingMode};
+use engine::claude::tool_flags::{PickScope, ToolField};
 use engine::settings::{MAX_TOKENS_RANGE, bounded};
 
 /// What the model in the field does with thinking, or that Loopscope does not know it.
@@ -121,6 +123,45 @@ pub fn ServerToolsSettings() -> impl IntoView {
             }).collect_view()}
             <p class="hint">"Claude calls these with server_tool_use and Anthropic's side runs them: on the timeline they \
                 go to the API's own lane, and this page routes nothing. Each search or fetch is billed by the API."</p>
+        </fieldset>
+    }
+}
+
+/// The per-tool fields (`strict`, `eager_input_streaming`, `defer_loading`): for each, no tool,
+/// every tool it applies to, or the tools named (as Claude sees them; `github_*` for a server's).
+#[component]
+pub fn ToolFieldsSettings() -> impl IntoView {
+    let settings = use_services().settings;
+    let data = settings.data;
+    view! {
+        <fieldset class="loop-settings">
+            <legend>"Tool definitions"</legend>
+            {ToolField::ALL.iter().map(|&field| {
+                let id = format!("field-{}", field.wire_name().replace('_', "-"));
+                let names_id = format!("{id}-names");
+                let scope = move || data.with(|d| field.of(&d.tool_flags).scope);
+                view! {
+                    <div class="field">
+                        <label for=id.clone()><code>{field.wire_name()}": true"</code>" on"</label>
+                        <select id=id prop:value=move || scope().as_str()
+                            on:change=move |ev| if let Some(s) = PickScope::parse(&event_target_value(&ev)) {
+                                settings.update(|d| field.of_mut(&mut d.tool_flags).scope = s);
+                            }>
+                            <option value="none">"no tool"</option>
+                            <option value="all">{field.all_means()}</option>
+                            <option value="named">"the tools named:"</option>
+                        </select>
+                    </div>
+                    <Show when=move || scope() == PickScope::Named>
+                        <input id=names_id.clone() class="names" spellcheck="false"
+                            aria-label=format!("Tools sent with {}", field.wire_name())
+                            placeholder="calculate, demo_search_notes, github_*"
+                            prop:value=move || data.with(|d| field.of(&d.tool_flags).names.clone())
+                            on:change=move |ev| settings.update(|d| field.of_mut(&mut d.tool_flags).names = event_target_value(&ev))/>
+                    </Show>
+                    <p class="hint">{field.explain()}</p>
+                }
+            }).collect_view()}
         </fieldset>
     }
 }

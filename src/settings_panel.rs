@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use super::loop_settings::{ModelHint, ServerToolsSettings, TeachingSwitch, ThinkingSettings};
+use super::loop_settings::{ModelHint, ServerToolsSettings, TeachingSwitch, ThinkingSettings, ToolFieldsSettings};
 use super::state::{SettingsData, use_services};
 use crate::chunks::DetailsOnDemand;
 use engine::claude::ToolChoiceMode;
@@ -143,6 +143,7 @@ pub fn ModelAndRequest() -> impl IntoView {
         </label>
         <ThinkingSettings/>
         <ServerToolsSettings/>
+        <ToolFieldsSettings/>
         <TeachingSwitch/>
     }
 }

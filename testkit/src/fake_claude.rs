@@ -32,9 +32,9 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::fake_thinking;
 use crate::http::{Chunk, Log, Recorded, Serving, json as json_response, preflight, record, serve, sse};
 use crate::prompt_cache::{PromptCache, Usage};
+use crate::{fake_thinking, fake_tool_fields};
 
 #[derive(Default)]
 struct Inner {
@@ -259,6 +259,7 @@ fn validate(req: &Value, count_only: bool) -> Result<(), String> {
             ));
         }
     }
+    fake_tool_fields::validate(&tools)?;
     // Tool search: the tools it may find are still sent, marked deferred; one must stay loaded.
     let deferred = tools.iter().filter(|t| t["defer_loading"] == true).count();
     let client_tools = tools.iter().filter(|t| t.get("type").is_none_or(|k| k == "custom")).count();
@@ -471,22 +472,22 @@ impl Writer {
     /// A call block of `kind` (server_tool_use), streamed as a tool_use is.
     fn call(&mut self, kind: &str, id: &str, name: &Value, input: &str) {
         self.start(json!({ "type": kind, "id": id, "name": name, "input": {} }));
-        self.stream_input(input);
+        self.stream_input(input, false);
         self.stop();
     }
 
     /// Starts a tool_use and streams its input like the real API: an empty first delta, then
-    /// the JSON in 7-character pieces. `finish: false` leaves the block open (max_tokens).
-    fn tool_use(&mut self, id: &str, name: &Value, input: &str, finish: bool) {
+    /// the JSON (`fake_tool_fields::fragments`). `finish: false` leaves the block open (max_tokens).
+    fn tool_use(&mut self, id: &str, name: &Value, input: &str, finish: bool, eager: bool) {
         self.start(json!({ "type": "tool_use", "id": id, "name": name, "input": {} }));
-        self.stream_input(input);
+        self.stream_input(input, eager);
         if finish {
             self.stop();
         }
     }
 
-    fn stream_input(&mut self, input: &str) {
-        for piece in std::iter::once(String::new()).chain(split(input, 7)) {
+    fn stream_input(&mut self, input: &str, eager: bool) {
+        for piece in std::iter::once(String::new()).chain(fake_tool_fields::fragments(input, eager)) {
             self.pause();
             self.delta(json!({ "type": "input_json_delta", "partial_json": piece }));
         }
@@ -527,7 +528,7 @@ fn play(step: &Value, request: &Value, request_id: &str, n: u64, usage: Usage) -
         w.text(s["text"].as_str().unwrap_or("Partial answer"));
         if let Some(t) = s.get("tool_use") {
             let id = format!("toolu_fake_{n:04}_{}", w.index);
-            w.tool_use(&id, &t["name"], t["partial"].as_str().unwrap_or("{"), false);
+            w.tool_use(&id, &t["name"], t["partial"].as_str().unwrap_or("{"), false, true);
         }
         let kind = s["type"].as_str().unwrap_or("overloaded_error");
         w.push("error", json!({ "type": "error", "error": { "type": kind, "message": s["message"].as_str().unwrap_or("Overloaded") } }));
@@ -537,7 +538,7 @@ fn play(step: &Value, request: &Value, request_id: &str, n: u64, usage: Usage) -
             w.text(t);
         }
         let id = format!("toolu_fake_{n:04}_{}", w.index);
-        w.tool_use(&id, &m["name"], m["partial"].as_str().unwrap_or("{"), false);
+        w.tool_use(&id, &m["name"], m["partial"].as_str().unwrap_or("{"), false, true);
         w.output_tokens = request["max_tokens"].as_u64().unwrap_or(1);
         stop_reason = "max_tokens".to_owned();
     } else {
@@ -585,10 +586,10 @@ fn play(step: &Value, request: &Value, request_id: &str, n: u64, usage: Usage) -
                         w.start(
                             json!({ "type": "tool_use", "id": id, "name": t["name"], "input": {}, "caller": caller }),
                         );
-                        w.stream_input(&input);
+                        w.stream_input(&input, fake_tool_fields::eager(request, &t["name"]));
                         w.stop();
                     }
-                    None => w.tool_use(&id, &t["name"], &input, true),
+                    None => w.tool_use(&id, &t["name"], &input, true, fake_tool_fields::eager(request, &t["name"])),
                 }
             }
         }

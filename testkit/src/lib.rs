@@ -2,12 +2,14 @@
 //! - [`real`]: start and stop real MCP servers (server-everything from npm, our server built
 //!   on the official Python SDK), on 127.0.0.1 only;
 //! - [`mcp_faults`]: an MCP endpoint per fault that real servers will not produce on demand;
-//! - [`fake_claude`]: a strict fake of the Claude Messages API ([`fake_thinking`]: its thinking rules).
+//! - [`fake_claude`]: a strict fake of the Claude Messages API ([`fake_thinking`]: its thinking
+//!   rules; [`fake_tool_fields`]: strict tools and eager input streaming).
 //!
 //! Everything binds 127.0.0.1 and every wait is bounded.
 
 pub mod fake_claude;
 pub mod fake_thinking;
+pub mod fake_tool_fields;
 pub mod http;
 pub mod mcp_faults;
 pub mod prompt_cache;

@@ -278,7 +278,17 @@ mod tests {
         vec![
             event(0, TraceKind::UserMessage { text: user.into() }),
             event(1, TraceKind::ToolsAggregated { tools, excluded: vec![] }),
-            event(2, TraceKind::ToolUse { tool_use_id: "t".into(), name: call.0.into(), input: call.1, caller: None }),
+            event(
+                2,
+                TraceKind::ToolUse {
+                    tool_use_id: "t".into(),
+                    name: call.0.into(),
+                    input: call.1,
+                    caller: None,
+                    fragments: vec![],
+                    eager: false,
+                },
+            ),
             event(
                 3,
                 TraceKind::ToolResult {

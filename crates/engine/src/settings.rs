@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::claude::server_tools::ServerTool;
 use super::claude::thinking::Thinking;
+use super::claude::tool_flags::ToolFlags;
 use super::claude::{ClaudeSettings, DEFAULT_BASE_URL, DEFAULT_MODEL, ToolChoiceMode};
 use super::demo::DEMO_BASE_URL;
 use super::limits::Limits;
@@ -46,6 +47,8 @@ pub struct UserSettings {
     pub thinking: Thinking,
     /// Tools the API runs itself (web search, web fetch, code execution).
     pub server_tools: Vec<ServerTool>,
+    /// `strict`, `eager_input_streaming` and `defer_loading`, per tool.
+    pub tool_flags: ToolFlags,
     /// Ask before every tool call (C-31).
     pub ask_before_tools: bool,
     pub max_iterations: u32,
@@ -67,6 +70,7 @@ impl Default for UserSettings {
             parallel_tool_use: true,
             thinking: Thinking::default(),
             server_tools: Vec::new(),
+            tool_flags: ToolFlags::default(),
             ask_before_tools: false,
             max_iterations: 10,
             remember_key: false,
@@ -115,6 +119,7 @@ impl UserSettings {
             thinking: if self.demo { Thinking::default() } else { self.thinking },
             // The demo model runs no server tools: they are the real API's.
             server_tools: if self.demo { Vec::new() } else { self.server_tools.clone() },
+            tool_flags: self.tool_flags.clone(),
             limits: self.limits,
             ..ClaudeSettings::default()
         }

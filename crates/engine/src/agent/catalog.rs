@@ -13,6 +13,8 @@ use serde_json::{Map, Value, json};
 
 use super::local::LocalTool;
 use crate::claude::server_tools::{self, ServerTool};
+use crate::claude::strict::ToolFieldRule;
+use crate::claude::tool_flags::ToolFlags;
 use crate::mcp::ToolList;
 use protocol::claude::ToolDef;
 
@@ -86,34 +88,51 @@ impl Catalog {
 
     /// The client's tools for the request, with a cache breakpoint on the last one.
     pub fn tool_defs(&self) -> Vec<ToolDef> {
-        self.tools_with(&[])
+        self.tools_with(&[], &ToolFlags::default()).unwrap_or_default()
     }
 
-    /// The whole `tools` array with the server tools `chosen`: with a tool search, every MCP
-    /// server's tool deferred (`defer_loading`; local functions stay loaded, so one tool is);
-    /// with code that calls tools, every client tool callable from code (`allowed_callers`);
-    /// then the server tools' own entries.
-    pub fn tools_with(&self, chosen: &[ServerTool]) -> Vec<ToolDef> {
+    /// The whole `tools` array with the server tools `chosen` and the per-tool fields `flags`:
+    /// with a tool search, the tools `defer_loading` picks deferred (every MCP server's tool
+    /// unless named otherwise; local functions stay loaded, so one tool is); with code that
+    /// calls tools, every client tool callable from code (`allowed_callers`); `strict` and
+    /// `eager_input_streaming` where picked; then the server tools' own entries. A name picked
+    /// that matches no tool is refused, as the API would refuse a request it cannot apply.
+    pub fn tools_with(&self, chosen: &[ServerTool], flags: &ToolFlags) -> Result<Vec<ToolDef>, ToolFieldRule> {
         let search = chosen.contains(&ServerTool::ToolSearch);
         let callers: Vec<String> = if chosen.contains(&ServerTool::CodeCallsTools) {
             vec!["direct".into(), server_tools::PROGRAMMATIC.into()]
         } else {
             Vec::new()
         };
+        let offered: Vec<&str> = self.entries.iter().map(|e| e.name.as_str()).collect();
+        let mut picks = vec![("strict", &flags.strict), ("eager_input_streaming", &flags.eager_input_streaming)];
+        if search {
+            picks.push(("defer_loading", &flags.defer_loading));
+        }
+        for (field, pick) in picks {
+            if let Some(name) = pick.unmatched(&offered) {
+                return Err(ToolFieldRule::NotOffered { field, name: name.to_owned() });
+            }
+        }
         let mut defs: Vec<ToolDef> = self
             .entries
             .iter()
             .map(|e| ToolDef {
-                defer_loading: search && matches!(e.origin, Origin::Server { .. }),
+                defer_loading: search && flags.defer_loading.picks(&e.name, matches!(e.origin, Origin::Server { .. })),
                 allowed_callers: callers.clone(),
+                strict: flags.strict.picks(&e.name, true),
+                eager_input_streaming: flags.eager_input_streaming.picks(&e.name, true).then_some(true),
                 ..e.def.clone()
             })
             .collect();
+        if !defs.is_empty() && defs.iter().all(|d| d.defer_loading) {
+            return Err(ToolFieldRule::AllDeferred);
+        }
         if let Some(last) = defs.last_mut() {
             last.cache_control = Some(json!({"type": "ephemeral"}));
         }
         defs.extend(server_tools::entries(chosen));
-        defs
+        Ok(defs)
     }
 
     pub fn build(local: &[LocalTool], servers: &[ServerTools<'_>]) -> Catalog {

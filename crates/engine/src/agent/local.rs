@@ -21,7 +21,7 @@ pub fn builtin() -> Vec<LocalTool> {
             name: "calculate",
             description: "Evaluate an arithmetic expression exactly: + - * / % ^, parentheses, sqrt, abs, round, pi. \
                 Use it for any arithmetic instead of computing in your head.",
-            input_schema: || json!({"type": "object", "properties": {"expression": {"type": "string", "description": "For example (2 + 3) * 4"}}, "required": ["expression"]}),
+            input_schema: || json!({"type": "object", "properties": {"expression": {"type": "string", "description": "For example (2 + 3) * 4"}}, "required": ["expression"], "additionalProperties": false}),
             run: |input, _| {
                 let expr =
                     input.get("expression").and_then(Value::as_str).ok_or("missing \"expression\" (a string)")?;
@@ -31,7 +31,7 @@ pub fn builtin() -> Vec<LocalTool> {
         LocalTool {
             name: "get_current_time",
             description: "The current date and time, in UTC or at a given UTC offset.",
-            input_schema: || json!({"type": "object", "properties": {"utc_offset": {"type": "string", "description": "Like +09:00 or -05:30; UTC if omitted"}}}),
+            input_schema: || json!({"type": "object", "properties": {"utc_offset": {"type": "string", "description": "Like +09:00 or -05:30; UTC if omitted"}}, "additionalProperties": false}),
             run: |input, now_ms| {
                 let offset = match input.get("utc_offset").and_then(Value::as_str) {
                     None | Some("") => 0,
@@ -44,7 +44,7 @@ pub fn builtin() -> Vec<LocalTool> {
         LocalTool {
             name: "get_weather",
             description: "Current weather for a city. DEMO DATA: made up from the city's name, not a real forecast.",
-            input_schema: || json!({"type": "object", "properties": {"city": {"type": "string", "description": "City name, e.g. Tokyo"}}, "required": ["city"]}),
+            input_schema: || json!({"type": "object", "properties": {"city": {"type": "string", "description": "City name, e.g. Tokyo"}}, "required": ["city"], "additionalProperties": false}),
             run: |input, _| {
                 let city = input.get("city").and_then(Value::as_str).map(str::trim).unwrap_or("");
                 if city.is_empty() {
@@ -103,6 +103,8 @@ mod tests {
         assert_eq!(tokyo, run("get_weather", json!({"city": "tokyo "})).unwrap().replace("tokyo", "Tokyo"));
         for t in builtin() {
             assert_eq!((t.input_schema)()["type"], "object", "{}", t.name);
+            // Closed, so each can be sent strict (`claude::strict`).
+            assert_eq!((t.input_schema)()["additionalProperties"], false, "{}", t.name);
         }
     }
 }

@@ -177,6 +177,13 @@ impl<P: Platform> Agent<P> {
         if let Some(note) = crate::claude::server_tools::phase_one_note(&turn.settings.server_tools) {
             self.tracer.note(Peer::Client, note);
         }
+        let fields = catalog.tools_with(&turn.settings.server_tools, &turn.settings.tool_flags).ok().and_then(|defs| {
+            let unenforced = crate::claude::strict::check(&defs).ok()?;
+            crate::claude::tool_flags::phase_one_note(&defs, &unenforced)
+        });
+        if let Some(note) = fields {
+            self.tracer.note(Peer::Client, note);
+        }
         let binding = turn.binding;
         let mut state =
             TurnState { history, catalog, iteration: 0, broken_results: None, taught: false, binding, container: None };

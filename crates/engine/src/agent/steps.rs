@@ -12,9 +12,9 @@ use super::edit::Edit;
 use super::events::{AgentEvent, TurnEnd};
 use super::pause::{Breakpoint, Resume};
 use super::run::{Agent, Emit, Turn, forward};
-use crate::claude::server_tools;
 use crate::claude::{Assembled, ClaudeError, StreamNews, caching};
 use crate::claude::{history, thinking};
+use crate::claude::{server_tools, strict};
 use crate::layer::Failure;
 use crate::platform::Platform;
 use crate::trace::{Peer, RouteTarget, TraceKind};
@@ -121,7 +121,11 @@ impl<P: Platform> Agent<P> {
         let chosen = &turn.settings.server_tools;
         server_tools::check(chosen, turn.settings.parallel_tool_use)
             .map_err(|rule| TurnEnd::Failed(ClaudeError::ServerTools(rule)))?;
-        let tools = s.catalog.tools_with(chosen);
+        let tools = s
+            .catalog
+            .tools_with(chosen, &turn.settings.tool_flags)
+            .and_then(|tools| strict::check(&tools).map(|_| tools))
+            .map_err(|rule| TurnEnd::Failed(ClaudeError::ToolFields(rule)))?;
         let forced = if tools.is_empty() { None } else { turn.settings.tool_choice.forces() };
         if let Some(protocol::claude::ToolChoice::Tool { name, .. }) =
             turn.settings.tool_choice().filter(|_| !tools.is_empty())
@@ -228,6 +232,8 @@ impl<P: Platform> Agent<P> {
                         .find(|b| b.tool_use().is_some_and(|u| u.id == t.id))
                         .and_then(|b| b.caller())
                         .map(str::to_owned),
+                    fragments: answer.fragments_of(&t.id).to_vec(),
+                    eager: turn.settings.tool_flags.eager_input_streaming.picks(&t.name, true),
                 },
             );
         }

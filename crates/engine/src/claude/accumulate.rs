@@ -89,6 +89,8 @@ pub struct Assembled {
     pub usage: Usage,
     /// tool_use id → why its input could not be parsed (becomes an is_error result: A-08).
     pub input_errors: Vec<(String, String)>,
+    /// tool_use id → its arguments as they streamed, one `input_json_delta` each.
+    pub fragments: Vec<(String, Vec<String>)>,
     pub unfinished: Vec<Unfinished>,
     /// Whether `message_stop` arrived.
     pub complete: bool,
@@ -98,6 +100,8 @@ struct Slot {
     block: Value,
     /// The tool input JSON received so far.
     json: String,
+    /// The same, as the pieces it came in.
+    pieces: Vec<String>,
     open: bool,
 }
 
@@ -109,6 +113,7 @@ pub struct Accumulator {
     usage: Usage,
     end: MessageDeltaBody,
     input_errors: Vec<(String, String)>,
+    fragments: Vec<(String, Vec<String>)>,
     complete: bool,
 }
 
@@ -140,7 +145,8 @@ impl Accumulator {
                 let kind = BlockKind::of(&content_block);
                 let calls = matches!(kind, BlockKind::ToolUse | BlockKind::ApiCall);
                 let tool = if calls { tool_stub(&content_block) } else { None };
-                self.blocks[index] = Some(Slot { block: content_block, json: String::new(), open: true });
+                self.blocks[index] =
+                    Some(Slot { block: content_block, json: String::new(), pieces: Vec::new(), open: true });
                 Some(StreamUpdate::BlockStarted { index, kind, tool })
             }
             StreamEvent::ContentBlockDelta { index, delta } => self.delta(index, delta),
@@ -165,7 +171,7 @@ impl Accumulator {
     }
 
     fn delta(&mut self, index: usize, delta: Delta) -> Option<StreamUpdate> {
-        let Some(Some(Slot { block: Value::Object(block), json, .. })) = self.blocks.get_mut(index) else {
+        let Some(Some(Slot { block: Value::Object(block), json, pieces, .. })) = self.blocks.get_mut(index) else {
             return None;
         };
         let mut append = |field: &str, piece: &str| {
@@ -188,6 +194,9 @@ impl Accumulator {
             }
             Delta::InputJsonDelta { partial_json } => {
                 json.push_str(&partial_json);
+                if !partial_json.is_empty() {
+                    pieces.push(partial_json.clone());
+                }
                 (!partial_json.is_empty()).then_some(StreamUpdate::Input { index, partial: partial_json })
             }
             Delta::CitationsDelta { citation } => {
@@ -210,6 +219,11 @@ impl Accumulator {
             return;
         }
         let raw = std::mem::take(&mut slot.json);
+        let pieces = std::mem::take(&mut slot.pieces);
+        if block.get("type").and_then(Value::as_str) == Some("tool_use") && !pieces.is_empty() {
+            let id = block.get("id").and_then(Value::as_str).unwrap_or_default().to_owned();
+            self.fragments.push((id, pieces));
+        }
         let input = if raw.trim().is_empty() {
             Ok(Value::Object(Map::new()))
         } else {
@@ -251,6 +265,7 @@ impl Accumulator {
             container: self.end.container.as_ref().and_then(|c| c.get("id")).and_then(Value::as_str).map(str::to_owned),
             usage: self.usage,
             input_errors: self.input_errors,
+            fragments: self.fragments,
             unfinished,
             complete: self.complete,
         }
@@ -260,6 +275,11 @@ impl Accumulator {
 impl Assembled {
     pub fn tool_uses(&self) -> Vec<ToolUse> {
         self.message.tool_uses().collect()
+    }
+
+    /// A call's arguments as they streamed (empty when they came whole).
+    pub fn fragments_of(&self, tool_use_id: &str) -> &[String] {
+        self.fragments.iter().find(|(id, _)| id == tool_use_id).map_or(&[], |(_, f)| f.as_slice())
     }
 
     pub fn input_error(&self, tool_use_id: &str) -> Option<&String> {

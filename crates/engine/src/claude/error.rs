@@ -30,6 +30,10 @@ pub enum ClaudeError {
     /// The server tools chosen break a rule the API would reject with a 400.
     #[error("the API would refuse this request: {0}")]
     ServerTools(super::server_tools::ServerToolRule),
+    /// The per-tool fields (`strict`, `eager_input_streaming`, `defer_loading`) break a rule the
+    /// API would reject with a 400.
+    #[error("the API would refuse this request: {0}")]
+    ToolFields(super::strict::ToolFieldRule),
     #[error("cancelled")]
     Cancelled,
     /// The answer passed a limit (`engine::limits`): refused as it arrived.
@@ -46,6 +50,7 @@ impl ClaudeError {
             ClaudeError::InvalidHistory(_)
             | ClaudeError::Thinking(_)
             | ClaudeError::ServerTools(_)
+            | ClaudeError::ToolFields(_)
             | ClaudeError::UnknownToolChoice { .. } => Layer::Client,
             ClaudeError::Cancelled => Layer::Cancelled,
             ClaudeError::Limit(l) => l.limit.layer(),
@@ -102,6 +107,14 @@ impl ClaudeError {
             ClaudeError::ServerTools(_) => {
                 "Settings → Model and request: turn Parallel tool use back on, or the code execution that calls \
                  your tools off."
+            }
+            ClaudeError::ToolFields(super::strict::ToolFieldRule::OpenObject { .. }) => {
+                "Settings → Tool definitions: leave this tool out of strict, or fix its schema on the server (every \
+                 object needs \"additionalProperties\": false); Loopscope does not rewrite a server's schema."
+            }
+            ClaudeError::ToolFields(_) => {
+                "Settings → Tool definitions: change which tools are strict, stream eagerly or are deferred, so the \
+                 API can accept the request."
             }
             ClaudeError::UnknownToolChoice { .. } => {
                 "Settings → Model and request → Tool choice: name a tool Claude is offered (a server's tools are \

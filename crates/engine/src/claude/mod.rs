@@ -9,7 +9,9 @@ pub mod models;
 pub mod retry;
 pub mod server_tools;
 mod settings;
+pub mod strict;
 pub mod thinking;
+pub mod tool_flags;
 
 pub use accumulate::{Accumulator, Assembled, BlockKind, StreamUpdate, ToolCallStub, Unfinished};
 pub use client::{ClaudeClient, StreamNews};

@@ -114,8 +114,8 @@ pub fn phase_one_note(tools: &[ServerTool]) -> Option<String> {
         ""
     };
     let deferred = if tools.contains(&ServerTool::ToolSearch) {
-        " Every MCP server's tool is sent with defer_loading: true: Claude sees only the local functions until a \
-         tool search finds others (tool_reference)."
+        " Tools sent with defer_loading: true (every MCP server's tool, unless Settings name others) are out of \
+         Claude's context until a tool search finds them (tool_reference)."
     } else {
         ""
     };

@@ -60,6 +60,8 @@ pub struct ClaudeSettings {
     pub thinking: Thinking,
     /// Tools the API runs itself, added after the client's tools.
     pub server_tools: Vec<super::server_tools::ServerTool>,
+    /// Which client tools are sent `strict`, with eager input streaming, or deferred.
+    pub tool_flags: super::tool_flags::ToolFlags,
     pub max_retries: u32,
     /// How much an answer may make the page read (`engine::limits`).
     pub limits: crate::limits::Limits,
@@ -78,6 +80,7 @@ impl Default for ClaudeSettings {
             parallel_tool_use: true,
             thinking: Thinking::default(),
             server_tools: Vec::new(),
+            tool_flags: super::tool_flags::ToolFlags::default(),
             max_retries: super::retry::DEFAULT_MAX_RETRIES,
             limits: crate::limits::Limits::default(),
         }

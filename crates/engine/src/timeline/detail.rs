@@ -137,9 +137,9 @@ pub fn raw(e: &TraceEvent, trace_limit: usize) -> RawStep {
                 .join("\n")
                 + &excluded.iter().map(|(w, why)| format!("\nleft out: {w}: {why}")).collect::<String>(),
         ),
-        TraceKind::ToolUse { name, input, tool_use_id, caller } => {
+        TraceKind::ToolUse { name, input, tool_use_id, caller, fragments, eager } => {
             let from = caller.as_ref().map(|c| format!(", called by code ({c})")).unwrap_or_default();
-            (format!("tool_use {name} ({tool_use_id}{from})"), pretty(input))
+            (format!("tool_use {name} ({tool_use_id}{from})"), pretty(input) + &streamed(fragments, *eager))
         }
         TraceKind::Thinking { text, redacted, signature_chars } => thinking_detail(text, *redacted, *signature_chars),
         TraceKind::ApiBlock { kind, block } => (kind.clone(), pretty(block)),
@@ -280,6 +280,27 @@ fn thinking_detail(text: &str, redacted: bool, signature_chars: usize) -> (Strin
          a changed block in Claude's latest message is a 400."
     );
     ("thinking".into(), body)
+}
+
+/// How a call's arguments arrived: one line per `input_json_delta`, as Claude wrote them.
+fn streamed(fragments: &[String], eager: bool) -> String {
+    const SHOWN: usize = 60;
+    if fragments.is_empty() {
+        return String::new();
+    }
+    let how = if eager {
+        "eager_input_streaming: sent as written, unbuffered and unchecked (a piece may cut a value anywhere)"
+    } else {
+        "buffered: the API checked each parameter before sending it"
+    };
+    let mut out = format!("\n\nStreamed in {} input_json_delta pieces ({how}):", fragments.len());
+    for (i, piece) in fragments.iter().take(SHOWN).enumerate() {
+        out.push_str(&format!("\n{:>3}  {piece}", i + 1));
+    }
+    if fragments.len() > SHOWN {
+        out.push_str(&format!("\n     … {} more", fragments.len() - SHOWN));
+    }
+    out
 }
 
 #[cfg(test)]

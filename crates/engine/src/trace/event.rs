@@ -240,6 +240,12 @@ pub enum TraceKind {
         input: Value,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         caller: Option<String>,
+        /// The arguments as they streamed, one `input_json_delta` each.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        fragments: Vec<String>,
+        /// Sent with `eager_input_streaming`: the fragments came unbuffered and unchecked.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        eager: bool,
     },
     /// Phase 3's decision for one tool_use.
     Route {

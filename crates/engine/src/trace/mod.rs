@@ -104,6 +104,14 @@ impl Tracer {
             .collect()
     }
 
+    /// Pieces of one text: a secret may span two, so when the whole needs masking it is kept as
+    /// one masked piece (the pieces' growth is lost, never the secret kept).
+    fn mask_pieces(&self, pieces: Vec<String>) -> Vec<String> {
+        let whole = pieces.concat();
+        let masked = self.mask(&whole);
+        if masked == whole { pieces } else { vec![masked] }
+    }
+
     fn mask_value(&self, v: Value) -> Value {
         if self.0.secrets.borrow().is_empty() {
             return v;
@@ -170,9 +178,14 @@ impl Tracer {
                 failure: failure.map(|f| Failure { message: self.mask(&f.message), ..f }),
             },
             UserMessage { text } => UserMessage { text: self.mask(&text) },
-            ToolUse { tool_use_id, name, input, caller } => {
-                ToolUse { tool_use_id, name, input: self.mask_value(input), caller }
-            }
+            ToolUse { tool_use_id, name, input, caller, fragments, eager } => ToolUse {
+                tool_use_id,
+                name,
+                input: self.mask_value(input),
+                caller,
+                fragments: self.mask_pieces(fragments),
+                eager,
+            },
             ApiBlock { kind, block } => ApiBlock { kind, block: self.mask_value(block) },
             Thinking { text, redacted, signature_chars } => {
                 Thinking { text: self.mask(&text), redacted, signature_chars }

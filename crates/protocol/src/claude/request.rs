@@ -26,6 +26,13 @@ pub struct ToolDef {
     /// Who may call it: `direct` (Claude) and/or code execution (`code_execution_20260120`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub allowed_callers: Vec<String>,
+    /// The API guarantees the input matches `input_schema` (and the name is valid).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub strict: bool,
+    /// The arguments stream as written, without the API buffering and checking each parameter
+    /// first: fragments may not be valid JSON, and `max_tokens` may cut them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eager_input_streaming: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_control: Option<Value>,
 }

@@ -207,8 +207,12 @@ impl Timeline {
                 self.links.insert((lane, id.clone()), tool_use_id.clone());
                 None
             }
-            TraceKind::ToolUse { tool_use_id, name, input, caller } => {
-                Some(self.on_tool_use(e, tool_use_id, name, input, caller.as_deref()))
+            TraceKind::ToolUse { tool_use_id, name, input, caller, fragments, eager } => {
+                let row = self.on_tool_use(e, tool_use_id, name, input, caller.as_deref());
+                if *eager {
+                    self.badge(row, BadgeKind::Info, format!("eager · {} pieces", fragments.len()), false);
+                }
+                Some(row)
             }
             TraceKind::Thinking { text, redacted, .. } => Some(self.on_thinking(e, text, *redacted)),
             TraceKind::ApiBlock { kind, block } => Some(self.on_api_block(e, kind, block)),
