@@ -69,10 +69,7 @@ pub fn ToolsTab(entry: ServerEntry) -> impl IntoView {
                     let view =
                         engine::agent::catalog::ServerTools { server_id: &server_id, label: &label, list: &list };
                     cost.set(Some(match agent.tool_cost(&settings, view).await {
-                        Ok(n) if demo => {
-                            format!("≈ {n} input tokens per request (demo estimate, not Claude's tokenizer)")
-                        }
-                        Ok(n) => format!("{n} input tokens on every request (count_tokens)"),
+                        Ok(c) => c.describe(demo),
                         Err(e) => format!("Could not count ({} layer): {e}", e.layer()),
                     }));
                 });

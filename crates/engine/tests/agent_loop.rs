@@ -669,14 +669,35 @@ async fn a_servers_tools_are_priced_with_count_tokens_a16() {
     let tools = server.client.list_tools(&engine::mcp::RequestOptions::default()).await.unwrap();
     let view = engine::agent::catalog::ServerTools { server_id: "py", label: "notes", list: &tools };
     let cost = h.agent.tool_cost(&h.settings, view).await.unwrap();
-    assert!(cost > 50, "four tools with schemas cost tokens: {cost}");
-    let counted: Vec<_> = h
-        .fake
-        .requests("sk-cost")
-        .into_iter()
-        .map(|r| (r.path.clone(), r.json()["tools"].as_array().map_or(0, Vec::len)))
-        .collect();
-    assert_eq!(counted, [("/v1/messages/count_tokens".to_owned(), 4), ("/v1/messages/count_tokens".to_owned(), 0)]);
+    assert!(cost.tokens > 50, "four tools with schemas cost tokens: {cost:?}");
+    assert_eq!(cost.deferred, None, "no tool search, nothing deferred");
+    let counted = |fake: &testkit::fake_claude::FakeClaude| -> Vec<usize> {
+        fake.requests("sk-cost")
+            .into_iter()
+            .inspect(|r| assert_eq!(r.path, "/v1/messages/count_tokens"))
+            .map(|r| r.json()["tools"].as_array().map_or(0, Vec::len))
+            .collect()
+    };
+    assert_eq!(counted(&h.fake), [4, 0]);
+
+    // With a tool search deferring one of them: what stays out of Claude's context, counted
+    // with only the other three loaded (count_tokens itself refuses the search tool).
+    use engine::claude::server_tools::ServerTool;
+    use engine::claude::tool_flags::{PickScope, ToolFlags, ToolPick};
+    let mut settings = h.settings.clone();
+    settings.server_tools = vec![ServerTool::ToolSearch];
+    settings.tool_flags = ToolFlags {
+        defer_loading: ToolPick { scope: PickScope::Named, names: "notes_search_notes".into() },
+        ..ToolFlags::default()
+    };
+    let view = engine::agent::catalog::ServerTools { server_id: "py", label: "notes", list: &tools };
+    let deferred = h.agent.tool_cost(&settings, view).await.unwrap();
+    assert_eq!(deferred.tokens, cost.tokens);
+    let (n, tokens) = deferred.deferred.expect("one tool deferred");
+    assert_eq!(n, 1);
+    assert!(tokens > 0 && tokens < cost.tokens, "{deferred:?}");
+    assert_eq!(counted(&h.fake), [4, 0, 4, 0, 3]);
+    assert!(deferred.describe(false).contains("1 deferred"), "{}", deferred.describe(false));
 }
 
 /// breakpoints on the tools, the system prompt and the conversation's last block, so each
