@@ -7,24 +7,48 @@ use leptos::prelude::*;
 
 use super::settings_panel::{NumberField, widen};
 use super::state::use_services;
+use super::task::spawn_owned;
 use engine::agent::Teach;
-use engine::claude::models::Model;
+use engine::claude::listed::describe_model;
 use engine::claude::server_tools::ServerTool;
 use engine::claude::thinking::{Display, Effort, MIN_BUDGET, ThinkingMode};
 use engine::claude::tool_flags::{PickScope, ToolField};
 use engine::settings::{MAX_TOKENS_RANGE, bounded};
 
-/// What the model in the field does with thinking, or that Loopscope does not know it.
+/// What the model in the field does with thinking (from the Models API when it was asked), and
+/// the button that asks it.
 #[component]
 pub fn ModelHint() -> impl IntoView {
-    let data = use_services().settings.data;
-    let hint = move || {
-        data.with(|d| match Model::find(&d.model) {
-            Some(m) => format!("{}: {}.", m.id, m.summary()),
-            None => "Not in Loopscope's list: sent as typed, and the API decides what it accepts.".to_owned(),
-        })
+    let svc = use_services();
+    let settings = svc.settings;
+    let hint = move || settings.data.with(|d| settings.listed.with(|l| describe_model(&d.model, l)));
+    let status = RwSignal::new(None::<String>);
+    let list = move |_| {
+        if let Err(why) = settings.ready() {
+            return status.set(Some(why.to_string()));
+        }
+        let (claude, agent) = (settings.claude(), svc.runtime(|r| r.agent.clone()));
+        status.set(Some("Asking GET /v1/models…".into()));
+        spawn_owned(async move {
+            match agent.claude().list_models(&claude).await {
+                Ok(models) => {
+                    status.set(Some(format!("The Models API listed {} models for this key.", models.len())));
+                    settings.listed.set(models);
+                }
+                Err(e) => status.set(Some(format!(
+                    "Could not list the models ({} layer): {e}. Loopscope's own list stays in use.",
+                    e.layer()
+                ))),
+            }
+        });
     };
-    view! { <p class="hint" id="model-hint">{hint}</p> }
+    view! {
+        <p class="hint" id="model-hint">{hint}</p>
+        <p class="hint">
+            <button type="button" on:click=list disabled=move || settings.data.with(|d| d.demo)>"List models from the API"</button>
+            " "<span role="status">{move || status.get()}</span>
+        </p>
+    }
 }
 
 #[component]

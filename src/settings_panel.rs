@@ -95,7 +95,11 @@ pub fn ModelAndRequest() -> impl IntoView {
             <input id="model" list="models" prop:value=field(|d| d.model.clone()) prop:disabled=demo
                 on:change=move |ev| settings.update(|d| d.model = event_target_value(&ev))/>
             <datalist id="models">
-                {models::suggestions().map(|m| view! { <option value=m.id>{m.summary()}</option> }).collect_view()}
+                {move || settings.listed.with(|listed| if listed.is_empty() {
+                    models::suggestions().map(|m| view! { <option value=m.id>{m.summary()}</option> }).collect_view()
+                } else {
+                    listed.iter().map(|m| view! { <option value=m.id.clone()>{m.summary()}</option> }).collect_view()
+                })}
             </datalist>
             <ModelHint/>
         </div>

@@ -5,6 +5,7 @@ use leptos::prelude::*;
 
 use super::storage;
 use engine::claude::ClaudeSettings;
+use engine::claude::listed::Listed;
 pub use engine::settings::UserSettings as SettingsData;
 
 pub(super) const SETTINGS_KEY: &str = "loopscope.settings";
@@ -14,6 +15,8 @@ pub(super) const API_KEY_KEY: &str = "loopscope.api-key";
 pub struct Settings {
     pub data: RwSignal<SettingsData>,
     pub api_key: RwSignal<String>,
+    /// The models the Models API listed for this key (not saved: asked again when wanted).
+    pub listed: RwSignal<Vec<Listed>>,
 }
 
 impl Settings {
@@ -21,7 +24,8 @@ impl Settings {
     pub fn load() -> Self {
         let data: SettingsData = storage::get(SETTINGS_KEY).and_then(|s| storage::read_json(&s)).unwrap_or_default();
         let key = if data.remember_key { storage::get(API_KEY_KEY).unwrap_or_default() } else { String::new() };
-        let settings = Settings { data: RwSignal::new(data), api_key: RwSignal::new(key) };
+        let settings =
+            Settings { data: RwSignal::new(data), api_key: RwSignal::new(key), listed: RwSignal::new(Vec::new()) };
         // Effects only mirror state to storage (the outside world); they never write signals.
         Effect::new(move |_| {
             let d = settings.data.get();
@@ -47,6 +51,7 @@ impl Settings {
     /// Clears the key from memory and from this device.
     pub fn forget_key(&self) {
         self.api_key.set(String::new());
+        self.listed.set(Vec::new());
         self.data.update(|d| d.remember_key = false);
         storage::remove(API_KEY_KEY);
     }
@@ -58,6 +63,7 @@ impl Settings {
 
     /// The settings the engine's Claude client takes.
     pub fn claude(&self) -> ClaudeSettings {
-        self.data.with_untracked(|d| self.api_key.with_untracked(|k| d.claude(k)))
+        self.data
+            .with_untracked(|d| self.api_key.with_untracked(|k| self.listed.with_untracked(|l| d.claude_listed(k, l))))
     }
 }

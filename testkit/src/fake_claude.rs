@@ -34,7 +34,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::http::{Chunk, Log, Recorded, Serving, json as json_response, preflight, record, serve, sse};
 use crate::prompt_cache::{PromptCache, Usage};
-use crate::{fake_thinking, fake_tool_fields};
+use crate::{fake_models, fake_thinking, fake_tool_fields};
 
 #[derive(Default)]
 struct Inner {
@@ -128,17 +128,17 @@ async fn handle(
         json_response(200, &Value::Array(list))
     } else {
         record(&inner.log, method.as_str(), &path, &headers, &body);
-        messages(&inner, &path, &headers, &body).await
+        messages(&inner, &path, uri.query().unwrap_or_default(), &headers, &body).await
     };
     cors(resp.headers_mut());
     resp
 }
 
-async fn messages(inner: &Arc<Inner>, path: &str, headers: &HeaderMap, body: &[u8]) -> Response<Body> {
+async fn messages(inner: &Arc<Inner>, path: &str, query: &str, headers: &HeaderMap, body: &[u8]) -> Response<Body> {
     let n = inner.counter.fetch_add(1, Ordering::Relaxed) + 1;
     let request_id = format!("req_fake_{n:04}");
     let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-    if path != "/v1/messages" && path != "/v1/messages/count_tokens" {
+    if !["/v1/messages", "/v1/messages/count_tokens", "/v1/models"].contains(&path) {
         return api_error(404, "not_found_error", &format!("Not found: {path}"), &request_id);
     }
     // Header rules, in the order the real API applies them.
@@ -154,6 +154,9 @@ async fn messages(inner: &Arc<Inner>, path: &str, headers: &HeaderMap, body: &[u
     }
     if header("anthropic-version").is_none() {
         return api_error(400, "invalid_request_error", "anthropic-version: header is required", &request_id);
+    }
+    if path == "/v1/models" {
+        return with_request_id(json_response(200, &fake_models::page(query)), &request_id);
     }
     let request: Value = match serde_json::from_slice(body) {
         Ok(v @ Value::Object(_)) => v,

@@ -14,6 +14,19 @@ pub fn shortest(x: f64) -> String {
     }
 }
 
+/// A whole number with thousands separated by commas: `1,000,000`.
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
+}
+
 /// `x` rounded to `decimals` places (at most 6), like `format!("{x:.decimals$}")`.
 pub fn fixed(x: f64, decimals: u32) -> String {
     let decimals = decimals.min(6);
@@ -35,6 +48,15 @@ pub fn fixed(x: f64, decimals: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn grouped_separates_thousands() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1_000), "1,000");
+        assert_eq!(grouped(128_000), "128,000");
+        assert_eq!(grouped(1_000_000), "1,000,000");
+    }
 
     #[test]
     fn shortest_reads_back_and_drops_a_trailing_zero() {

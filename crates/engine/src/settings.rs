@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::claude::listed::Listed;
 use super::claude::server_tools::ServerTool;
 use super::claude::thinking::Thinking;
 use super::claude::tool_flags::ToolFlags;
@@ -123,6 +124,16 @@ impl UserSettings {
             limits: self.limits,
             ..ClaudeSettings::default()
         }
+    }
+
+    /// The same, with the Models API's word on the chosen model when `listed` names it (never
+    /// for the demo model).
+    pub fn claude_listed(&self, api_key: &str, listed: &[Listed]) -> ClaudeSettings {
+        let mut settings = self.claude(api_key);
+        if !self.demo {
+            settings.listed = listed.iter().find(|m| m.id == settings.model).cloned();
+        }
+        settings
     }
 
     /// The loop's round limit, at least one.

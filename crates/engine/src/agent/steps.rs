@@ -138,6 +138,11 @@ impl<P: Platform> Agent<P> {
             .thinking
             .check(&settings.model, settings.max_tokens, forced)
             .map_err(|rule| TurnEnd::Failed(ClaudeError::Thinking(rule)))?;
+        if let Some(listed) = &settings.listed {
+            listed
+                .check(&settings.thinking, tools.iter().any(|t| t.strict))
+                .map_err(|rule| TurnEnd::Failed(ClaudeError::Listed(rule)))?;
+        }
         let request = CreateMessage {
             model: turn.settings.model.clone(),
             max_tokens: turn.settings.max_tokens,

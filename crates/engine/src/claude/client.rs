@@ -1,11 +1,12 @@
 //! `POST /v1/messages` with streaming, retries like the official SDKs, and
-//! `count_tokens`. Every attempt is traced on the Claude lane.
+//! `count_tokens`, and the Models API's list. Every attempt is traced on the Claude lane.
 
 use futures::{FutureExt, StreamExt, pin_mut, select_biased};
 use std::rc::Rc;
 
 use super::accumulate::{Accumulator, Assembled, StreamUpdate};
 use super::error::ClaudeError;
+use super::listed::{Listed, MAX_PAGES};
 use super::retry;
 use super::settings::ClaudeSettings;
 use crate::cancel::CancelToken;
@@ -13,7 +14,7 @@ use crate::limits::{BodyError, check_json_depth, read_text};
 use crate::platform::{Headers, HttpRequest, HttpResponse, Method, Platform, Redirects};
 use crate::sse::SseParser;
 use crate::trace::{Peer, RequestBody, TraceKind, Tracer};
-use protocol::claude::{API_VERSION, ApiErrorBody, CountTokens, CreateMessage, StreamEvent};
+use protocol::claude::{API_VERSION, ApiErrorBody, CountTokens, CreateMessage, ModelPage, StreamEvent};
 
 /// What the caller hears while a request runs.
 pub enum StreamNews<'a> {
@@ -117,7 +118,7 @@ impl<P: Platform> ClaudeClient<P> {
         on_news: &mut dyn FnMut(StreamNews<'_>),
     ) -> Result<Assembled, (ClaudeError, Option<Headers>)> {
         let (exchange, resp, started) =
-            self.send(settings, &settings.messages_url(), body, summary.clone()).await.map_err(|e| (e, None))?;
+            self.send(settings, &settings.messages_url(), Some(body), summary.clone()).await.map_err(|e| (e, None))?;
         let request_id = resp.headers.get("request-id").map(str::to_owned);
         if resp.status != 200 {
             let headers = resp.headers.clone();
@@ -198,33 +199,35 @@ impl<P: Platform> ClaudeClient<P> {
         Ok(assembled)
     }
 
+    /// A POST of `body`, or a GET without one.
     async fn send(
         &self,
         settings: &ClaudeSettings,
         url: &str,
-        body: &str,
+        body: Option<&str>,
         summary: Option<String>,
     ) -> Result<(u64, HttpResponse, f64), ClaudeError> {
         let headers = self.headers(settings);
+        let method = if body.is_some() { Method::Post } else { Method::Get };
         let exchange = self.tracer.next_exchange();
         self.tracer.emit(
             Peer::Claude,
             TraceKind::HttpRequest {
                 exchange,
-                method: Method::Post,
+                method,
                 url: url.to_owned(),
                 headers: headers.clone(),
-                body: Some(RequestBody::Text(body.to_owned())),
+                body: body.map(|b| RequestBody::Text(b.to_owned())),
                 summary,
             },
         );
         let started = self.platform.now_ms();
         // The key rides on every request: never to wherever a redirect points.
         let request = HttpRequest {
-            method: Method::Post,
+            method,
             url: url.to_owned(),
             headers,
-            body: Some(body.to_owned()),
+            body: body.map(str::to_owned),
             redirects: Redirects::Refuse,
         };
         match self.platform.send(request).await {
@@ -322,7 +325,7 @@ impl<P: Platform> ClaudeClient<P> {
             .send(
                 settings,
                 &url,
-                &json,
+                Some(&json),
                 Some(format!("count tokens: {} messages · {} tools", body.messages.len(), body.tools.len())),
             )
             .await?;
@@ -339,5 +342,41 @@ impl<P: Platform> ClaudeClient<P> {
             .ok()
             .and_then(|v| v.get("input_tokens").and_then(|n| n.as_u64()))
             .ok_or(ClaudeError::Decode { reason: "no input_tokens in the answer".into(), raw: text })
+    }
+
+    /// The models the key may use (`GET /v1/models`), every page up to `listed::MAX_PAGES`.
+    pub async fn list_models(&self, settings: &ClaudeSettings) -> Result<Vec<Listed>, ClaudeError> {
+        let mut models = Vec::new();
+        let mut after: Option<String> = None;
+        for page in 1..=MAX_PAGES {
+            let base = format!("{}/v1/models?limit=1000", settings.base_url.trim_end_matches('/'));
+            let url = match &after {
+                Some(id) => format!("{base}&after_id={}", crate::encoding::percent_encode(id, false)),
+                None => base,
+            };
+            let (exchange, resp, started) =
+                self.send(settings, &url, None, Some(format!("models, page {page}"))).await?;
+            if resp.status != 200 {
+                let error = self.api_error(settings, exchange, resp, started).await;
+                self.outcome(exchange, started, Some(&error), 0, None, None);
+                return Err(error);
+            }
+            let text = self.read(settings, resp).await?;
+            let elapsed_ms = self.platform.now_ms() - started;
+            self.tracer.emit(Peer::Claude, TraceKind::HttpBody { exchange, body: text.clone(), elapsed_ms });
+            self.outcome(exchange, started, None, 0, None, None);
+            let page: ModelPage = check_json_depth(&text, settings.limits.json_depth)
+                .ok()
+                .and_then(|()| serde_json::from_str::<serde_json::Value>(&text).ok())
+                .and_then(|v| ModelPage::from_value(&v))
+                .ok_or(ClaudeError::Decode { reason: "not a page of models".into(), raw: text })?;
+            models.extend(page.data.iter().map(Listed::from_info));
+            match page.last_id.filter(|_| page.has_more) {
+                Some(last) => after = Some(last),
+                None => return Ok(models),
+            }
+        }
+        self.tracer.note(Peer::Claude, format!("Stopped after {MAX_PAGES} pages of models: the list may go on."));
+        Ok(models)
     }
 }

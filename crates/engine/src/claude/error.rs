@@ -34,6 +34,9 @@ pub enum ClaudeError {
     /// API would reject with a 400.
     #[error("the API would refuse this request: {0}")]
     ToolFields(super::strict::ToolFieldRule),
+    /// The Models API lists the chosen model without what the request asks for.
+    #[error("the API would refuse this request: {0}")]
+    Listed(super::listed::ListedRule),
     #[error("cancelled")]
     Cancelled,
     /// The answer passed a limit (`engine::limits`): refused as it arrived.
@@ -51,6 +54,7 @@ impl ClaudeError {
             | ClaudeError::Thinking(_)
             | ClaudeError::ServerTools(_)
             | ClaudeError::ToolFields(_)
+            | ClaudeError::Listed(_)
             | ClaudeError::UnknownToolChoice { .. } => Layer::Client,
             ClaudeError::Cancelled => Layer::Cancelled,
             ClaudeError::Limit(l) => l.limit.layer(),
@@ -115,6 +119,10 @@ impl ClaudeError {
             ClaudeError::ToolFields(_) => {
                 "Settings → Tool definitions: change which tools are strict, stream eagerly or are deferred, so the \
                  API can accept the request."
+            }
+            ClaudeError::Listed(_) => {
+                "Settings → Model and request: change the thinking, effort or strict tools to what the model \
+                 supports (its line under the model field, from the Models API), or pick another model."
             }
             ClaudeError::UnknownToolChoice { .. } => {
                 "Settings → Model and request → Tool choice: name a tool Claude is offered (a server's tools are \

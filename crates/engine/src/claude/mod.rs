@@ -5,6 +5,7 @@ pub mod caching;
 mod client;
 mod error;
 pub mod history;
+pub mod listed;
 pub mod models;
 pub mod retry;
 pub mod server_tools;

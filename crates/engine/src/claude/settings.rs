@@ -62,6 +62,8 @@ pub struct ClaudeSettings {
     pub server_tools: Vec<super::server_tools::ServerTool>,
     /// Which client tools are sent `strict`, with eager input streaming, or deferred.
     pub tool_flags: super::tool_flags::ToolFlags,
+    /// The Models API's word on `model`, when the page listed the models and it was among them.
+    pub listed: Option<super::listed::Listed>,
     pub max_retries: u32,
     /// How much an answer may make the page read (`engine::limits`).
     pub limits: crate::limits::Limits,
@@ -81,6 +83,7 @@ impl Default for ClaudeSettings {
             thinking: Thinking::default(),
             server_tools: Vec::new(),
             tool_flags: super::tool_flags::ToolFlags::default(),
+            listed: None,
             max_retries: super::retry::DEFAULT_MAX_RETRIES,
             limits: crate::limits::Limits::default(),
         }

@@ -4,11 +4,13 @@
 
 mod blocks;
 mod error;
+mod models;
 mod request;
 mod stream;
 
 pub use blocks::*;
 pub use error::*;
+pub use models::*;
 pub use request::*;
 pub use stream::*;
 
