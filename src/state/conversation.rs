@@ -157,6 +157,10 @@ impl Conversation {
             approval(async move { matches!(svc.dialogs.ask(kind).await, Some(Answer::Approve(true))) })
         });
         let consent = svc.consent().with_ask_each(data.ask_before_tools);
+        let opening_choice = svc
+            .lessons
+            .current
+            .with_untracked(|l| l.as_ref().and_then(|l| l.opening_choice(svc.lessons.step.get_untracked())));
         async move {
             let turn = Turn {
                 settings: &settings,
@@ -169,6 +173,7 @@ impl Conversation {
                 faults: Some(faults),
                 pause: Some(svc.pausing.pauser()),
                 binding,
+                opening_choice,
             };
             let emit = Rc::new(move |e| {
                 if this.current(epoch) {

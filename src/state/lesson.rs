@@ -11,10 +11,11 @@ use engine::demo::DEMO_SERVER_URL;
 use engine::lesson::{self, Lesson, LessonSource};
 
 /// The lessons that ship with the page, in `lessons/` beside `index.html`.
-pub const BUILT_IN: [(&str, &str); 4] = [
+pub const BUILT_IN: [(&str, &str); 5] = [
     ("lessons/four-phases.json", "The four phases of a tool call"),
     ("lessons/error-layers.json", "Where a tool call can fail, and what Claude receives"),
     ("lessons/parallel-calls.json", "Parallel tool calls, and one user message for all their results"),
+    ("lessons/tool-choice.json", "tool_choice: who decides whether a tool is called"),
     ("lessons/thinking.json", "Thinking in the loop: shown, sent back, and checked"),
 ];
 

@@ -317,3 +317,37 @@ test("a wasm that does not load gets a sentence, not a blank page", async ({ pag
   await expect(page.getByText(/The app could not start/)).toBeVisible();
   await snap(page, "boot-failed");
 });
+
+test("the tool_choice lesson: none answers in text, a named tool is called first, any with parallel off calls one", async ({ page }) => {
+  const console = watchConsole(page);
+  await openApp(page, "./?lesson=lessons/tool-choice.json");
+  const lesson = page.getByRole("region", { name: "tool_choice: who decides whether a tool is called" });
+  await expect(lesson).toContainText("Step 1 of 4");
+  await expect(page.getByRole("article", { name: "demo" }).getByText("connected", { exact: true })).toBeVisible();
+  const ask = () => lesson.getByRole("button", { name: /^Ask: What's the weather in Tokyo/ }).click();
+  const done = () => expect(page.getByRole("button", { name: "Stop", exact: true })).toBeHidden();
+
+  // Step 2, none: the tools are described, no call comes, the chat says why.
+  await lesson.getByRole("button", { name: "Next step →" }).click();
+  await ask();
+  await done();
+  const last = () => chat(page).locator(".msg.assistant").last();
+  await expect(last()).toContainText("tool_choice is none");
+  await expect(last()).toContainText("I would have called get_weather and calculate");
+
+  // Step 3, a named tool: the answer is the calculate call, with no text before it.
+  await lesson.getByRole("button", { name: "Next step →" }).click();
+  await ask();
+  await done();
+  await expect(chat(page).getByText("calculate said: 17 * 23 = 391")).toBeVisible();
+  await expect(await timelineRow(page, /tool_use calculate/)).toBeVisible();
+  await snap(page, "lesson-tool-choice-named");
+
+  // Step 4, any with parallel calls off: one call where step 1 had two.
+  await lesson.getByRole("button", { name: "Next step →" }).click();
+  await ask();
+  await done();
+  await expect(last()).toContainText("Here is what the tools returned");
+  expect((await last().innerText()).match(/ said: /g)).toHaveLength(1);
+  console.expectNone();
+});

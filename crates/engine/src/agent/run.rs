@@ -54,6 +54,9 @@ pub struct Turn<'a, P: Platform> {
     /// What the conversation's thinking is bound to, from the last turn's outcome
     /// (`TurnOutcome::binding`); `None` for a conversation that holds none, or unknown.
     pub binding: Option<u64>,
+    /// A `tool_choice` for the turn's first request only, in place of the settings' (a lesson
+    /// step's); later requests of the turn use the settings'.
+    pub opening_choice: Option<protocol::claude::ToolChoice>,
 }
 
 impl<'a, P: Platform> Turn<'a, P> {
@@ -75,6 +78,7 @@ impl<'a, P: Platform> Turn<'a, P> {
             faults: None,
             pause: None,
             binding: None,
+            opening_choice: None,
         }
     }
 }

@@ -18,7 +18,7 @@ use crate::claude::{server_tools, strict};
 use crate::layer::Failure;
 use crate::platform::Platform;
 use crate::trace::{Peer, RouteTarget, TraceKind};
-use protocol::claude::{CreateMessage, Message, Role, ToolResult, ToolUse};
+use protocol::claude::{CreateMessage, Message, Role, ToolChoice, ToolResult, ToolUse};
 
 /// Where a turn stands between its steps.
 pub(super) struct TurnState {
@@ -126,12 +126,18 @@ impl<P: Platform> Agent<P> {
             .tools_with(chosen, &turn.settings.tool_flags)
             .and_then(|tools| strict::check(&tools).map(|_| tools))
             .map_err(|rule| TurnEnd::Failed(ClaudeError::ToolFields(rule)))?;
-        let forced = if tools.is_empty() { None } else { turn.settings.tool_choice.forces() };
-        if let Some(protocol::claude::ToolChoice::Tool { name, .. }) =
-            turn.settings.tool_choice().filter(|_| !tools.is_empty())
-            && !tools.iter().any(|t| t.name == name)
+        // A lesson step's choice goes with the turn's first request only: forced on every request,
+        // a call would be forced after every result and the loop would never end by itself.
+        let choice = match (&turn.opening_choice, s.iteration) {
+            (Some(opening), 1) => Some(opening.clone()),
+            _ => turn.settings.tool_choice(),
+        }
+        .filter(|_| !tools.is_empty());
+        let forced = choice.as_ref().and_then(ToolChoice::forces);
+        if let Some(ToolChoice::Tool { name, .. }) = &choice
+            && !tools.iter().any(|t| t.name == *name)
         {
-            return Err(TurnEnd::Failed(ClaudeError::UnknownToolChoice { name }));
+            return Err(TurnEnd::Failed(ClaudeError::UnknownToolChoice { name: name.clone() }));
         }
         let settings = turn.settings;
         settings
@@ -148,7 +154,7 @@ impl<P: Platform> Agent<P> {
             max_tokens: turn.settings.max_tokens,
             messages: caching::with_breakpoint(&sent),
             system: caching::system_blocks(&turn.settings.system),
-            tool_choice: if tools.is_empty() { None } else { turn.settings.tool_choice() },
+            tool_choice: choice,
             tools,
             stream: true,
             stop_sequences: None,

@@ -107,21 +107,27 @@ pub fn stream_events(reply: &Reply, model: &str, id: u64, input_tokens: usize) -
         out.push(event("content_block_stop", json!({"type": "content_block_stop", "index": 0})));
         index += 1;
     }
-    out.push(event(
-        "content_block_start",
-        json!({"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}),
-    ));
-    let chars: Vec<char> = reply.text.chars().collect();
-    for piece in chars.chunks(16) {
-        let text: String = piece.iter().collect();
+    // A forced tool_choice starts the answer with the call: no text block before it.
+    let text_block = !reply.text.is_empty() || reply.calls.is_empty();
+    if text_block {
         out.push(event(
-            "content_block_delta",
-            json!({"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": text}}),
+            "content_block_start",
+            json!({"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}}),
         ));
+        let chars: Vec<char> = reply.text.chars().collect();
+        for piece in chars.chunks(16) {
+            let text: String = piece.iter().collect();
+            out.push(event(
+                "content_block_delta",
+                json!({"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": text}}),
+            ));
+        }
+        out.push(event("content_block_stop", json!({"type": "content_block_stop", "index": index})));
     }
-    out.push(event("content_block_stop", json!({"type": "content_block_stop", "index": index})));
-    for (name, input) in &reply.calls {
-        index += 1;
+    for (n, (name, input)) in reply.calls.iter().enumerate() {
+        if text_block || n > 0 {
+            index += 1;
+        }
         let block = json!({"type": "tool_use", "id": format!("toolu_demo_{id}_{index}"), "name": name, "input": {}});
         out.push(event(
             "content_block_start",

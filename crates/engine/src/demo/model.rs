@@ -190,11 +190,14 @@ pub fn respond(request: &Value) -> Reply {
         .as_array()
         .map(|b| b.iter().filter(|b| b["type"] == "tool_result").collect())
         .unwrap_or_default();
-    if !results.is_empty() {
-        return answer_from_results(&messages, &results);
-    }
     let question = last_user_text(&messages);
     let tools = request["tools"].as_array().cloned().unwrap_or_default();
+    let choice = &request["tool_choice"];
+    if !results.is_empty() {
+        let answer = answer_from_results(&messages, &results);
+        // A forced choice forces a call after results too, as the API does.
+        return forced(choice, &tools, &question, answer.calls.clone()).unwrap_or(answer);
+    }
     let q_words = words(&question);
     let mut scored: Vec<(usize, &Value)> =
         tools.iter().map(|t| (score(t, &q_words), t)).filter(|(s, _)| *s >= 2).collect();
@@ -213,6 +216,22 @@ pub fn respond(request: &Value) -> Reply {
         if let Some(args) = arguments(&tool["input_schema"], &question) {
             calls.push((name, args));
         }
+    }
+    if choice["disable_parallel_tool_use"] == true {
+        calls.truncate(1);
+    }
+    if choice["type"] == "none" {
+        let would: Vec<&str> = calls.iter().map(|(n, _)| n.as_str()).collect();
+        let would =
+            if would.is_empty() { String::new() } else { format!(" I would have called {}.", would.join(" and ")) };
+        let text = format!(
+            "(Demo model, not Claude.) tool_choice is none: the tools are described to me, but I may not call \
+             one, so I answer without them.{would}"
+        );
+        return Reply { thinking: None, text, calls: Vec::new(), stop_reason: "end_turn" };
+    }
+    if let Some(reply) = forced(choice, &tools, &question, calls.clone()) {
+        return reply;
     }
     if calls.is_empty() {
         let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).take(8).collect();
@@ -238,6 +257,34 @@ pub fn respond(request: &Value) -> Reply {
         calls,
         stop_reason: "tool_use",
     }
+}
+
+/// The answer a forcing `tool_choice` (`any`, or `tool` with a name) makes: the call first,
+/// with no text or thinking before it. `any` keeps the calls the question chose (or the first
+/// tool it can fill); `tool` calls the one named, filled from the question as far as it can.
+fn forced(choice: &Value, tools: &[Value], question: &str, chosen: Vec<(String, Value)>) -> Option<Reply> {
+    let calls = match choice["type"].as_str()? {
+        "any" if !chosen.is_empty() => chosen,
+        "any" => {
+            let tool = tools.iter().find(|t| arguments(&t["input_schema"], question).is_some()).or(tools.first())?;
+            let args = arguments(&tool["input_schema"], question).unwrap_or_else(|| json!({}));
+            vec![(tool["name"].as_str()?.to_owned(), args)]
+        }
+        "tool" => {
+            let name = choice["name"].as_str()?;
+            let tool = tools.iter().find(|t| t["name"] == name)?;
+            let args = chosen
+                .into_iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, a)| a)
+                .or_else(|| arguments(&tool["input_schema"], question))
+                .unwrap_or_else(|| json!({}));
+            vec![(name.to_owned(), args)]
+        }
+        _ => return None,
+    };
+    let calls = if choice["disable_parallel_tool_use"] == true { calls.into_iter().take(1).collect() } else { calls };
+    Some(Reply { thinking: None, text: String::new(), calls, stop_reason: "tool_use" })
 }
 
 /// A tool_result's content in words, on one line.
@@ -352,5 +399,37 @@ mod tests {
         ]}));
         assert_eq!(r.stop_reason, "end_turn");
         assert!(r.text.contains("get_weather failed: Sunny"), "{}", r.text);
+    }
+
+    #[test]
+    fn tool_choice_is_followed_as_the_api_documents_it() {
+        let q = "What's the weather in Tokyo, and what is 17 * 23?";
+        let with = |choice: Value| {
+            respond(&json!({"messages": [{"role": "user", "content": q}], "tools": tools(), "tool_choice": choice}))
+        };
+        // none: tools described, none called; the answer says what it would have called.
+        let none = with(json!({"type": "none"}));
+        assert!(none.calls.is_empty() && none.stop_reason == "end_turn");
+        assert!(none.text.contains("tool_choice is none") && none.text.contains("get_weather"), "{}", none.text);
+        // A named tool: that call only, first, with no text or thinking before it.
+        let named = with(json!({"type": "tool", "name": "calculate"}));
+        assert_eq!(named.calls, [("calculate".to_owned(), json!({"expression": "17 * 23"}))]);
+        assert!(named.text.is_empty() && named.thinking.is_none());
+        // any: a call is a must, even for a question no tool fits.
+        let any = respond(
+            &json!({"messages": [{"role": "user", "content": "hello"}], "tools": tools(), "tool_choice": {"type": "any"}}),
+        );
+        assert_eq!(any.stop_reason, "tool_use");
+        assert_eq!(any.calls.len(), 1);
+        // One call per answer with parallel tool use off, whatever the choice.
+        assert_eq!(with(json!({"type": "auto", "disable_parallel_tool_use": true})).calls.len(), 1);
+        assert_eq!(with(json!({"type": "any", "disable_parallel_tool_use": true})).calls.len(), 1);
+        // Forced after results too: the API forces a call on every request that says so.
+        let after = respond(&json!({"messages": [
+            {"role": "user", "content": q},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "calculate", "input": {"expression": "17 * 23"}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "391"}]}
+        ], "tools": tools(), "tool_choice": {"type": "tool", "name": "calculate"}}));
+        assert_eq!(after.stop_reason, "tool_use");
     }
 }

@@ -141,6 +141,9 @@ pub struct Step {
     /// The demo model's answers for this step, in order, before it answers on its own again
     /// (ignored with Claude).
     pub replies: Vec<Reply>,
+    /// The `tool_choice` of the first request of each turn sent during the step (the settings'
+    /// for the rest of the turn), written as the API spells it.
+    pub tool_choice: Option<protocol::claude::ToolChoice>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

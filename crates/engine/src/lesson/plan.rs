@@ -38,6 +38,11 @@ impl Lesson {
         (wanted != demo_now).then_some(wanted)
     }
 
+    /// The `tool_choice` step `i` sends with a turn's first request, if it sets one.
+    pub fn opening_choice(&self, i: usize) -> Option<protocol::claude::ToolChoice> {
+        self.steps.get(i)?.tool_choice.clone()
+    }
+
     /// Whether the lesson uses the page's own demo server (nothing leaves the page for it).
     pub fn uses_demo_server(&self) -> bool {
         self.servers.contains(&LessonServer::Demo)

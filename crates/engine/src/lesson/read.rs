@@ -59,6 +59,10 @@ pub enum MistakeKind {
     NoSteps,
     #[error("{0} steps; a lesson has at most {MAX_STEPS}")]
     TooManySteps(usize),
+    #[error(
+        "must be a tool_choice as the API spells it: {{\"type\": \"auto\" | \"any\" | \"none\"}} or {{\"type\": \"tool\", \"name\": …}}"
+    )]
+    NotAToolChoice,
 }
 
 type Read<T> = Result<T, Mistake>;
@@ -179,7 +183,7 @@ fn server(v: &Value, place: &str) -> Read<LessonServer> {
 
 fn step(v: &Value, place: &str, servers: &[LessonServer]) -> Read<Step> {
     let o = object(v, place)?;
-    known(o, &["title", "text", "do", "look", "ask", "breakpoints", "faults", "replies"], place)?;
+    known(o, &["title", "text", "do", "look", "ask", "breakpoints", "faults", "replies", "tool_choice"], place)?;
     let replies = list(o, "replies", place)?;
     if replies.len() > MAX_REPLIES {
         return Err(at(&format!("{place}.replies"), MistakeKind::TooManyReplies(replies.len())));
@@ -211,6 +215,13 @@ fn step(v: &Value, place: &str, servers: &[LessonServer]) -> Read<Step> {
             .enumerate()
             .map(|(i, r)| reply(r, &format!("{place}.replies[{i}]")))
             .collect::<Read<_>>()?,
+        tool_choice: o
+            .get("tool_choice")
+            .map(|v| {
+                serde_json::from_value(v.clone())
+                    .map_err(|_| at(&format!("{place}.tool_choice"), MistakeKind::NotAToolChoice))
+            })
+            .transpose()?,
     })
 }
 
@@ -322,6 +333,10 @@ mod tests {
                 .starts_with("steps[0].breakpoints[0]: must be a phase 1 to 4")
         );
         assert_eq!(step(json!({"title": "no text"})), "steps[0]: needs \"text\"");
+        assert!(
+            step(json!({"text": "x", "tool_choice": {"type": "tool"}}))
+                .starts_with("steps[0].tool_choice: must be a tool_choice as the API spells it")
+        );
         assert_eq!(
             step(json!({"text": "x", "replies": [{"tool_use": [{"name": "a", "input": [1]}]}]})),
             "steps[0].replies[0].tool_use[0].input: must be an object"
@@ -340,12 +355,21 @@ mod tests {
 
     #[test]
     fn the_built_in_lessons_read() {
-        for name in ["four-phases", "error-layers", "parallel-calls", "thinking"] {
+        for name in ["four-phases", "error-layers", "parallel-calls", "thinking", "tool-choice"] {
             let path = format!("{}/../../lessons/{name}.json", env!("CARGO_MANIFEST_DIR"));
             let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
             let lesson = super::super::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(lesson.steps.len() >= 3, "{name}");
             assert_eq!(lesson.model, LessonModel::Demo, "{name}: built-in lessons need no key");
         }
+        let text = std::fs::read_to_string(format!("{}/../../lessons/tool-choice.json", env!("CARGO_MANIFEST_DIR")));
+        let lesson = super::super::parse(&text.unwrap()).unwrap();
+        let choices: Vec<_> = (0..4).map(|i| lesson.opening_choice(i)).collect();
+        assert_eq!(choices[0], None);
+        assert_eq!(choices[1], Some(protocol::claude::ToolChoice::None));
+        assert_eq!(
+            choices[2],
+            Some(protocol::claude::ToolChoice::Tool { name: "calculate".into(), disable_parallel_tool_use: false })
+        );
     }
 }

@@ -56,6 +56,17 @@ pub enum ToolChoice {
     None,
 }
 
+impl ToolChoice {
+    /// The word of a choice that forces a call (`any`, `tool`), if it does.
+    pub fn forces(&self) -> Option<&'static str> {
+        match self {
+            ToolChoice::Any { .. } => Some("any"),
+            ToolChoice::Tool { .. } => Some("tool"),
+            ToolChoice::Auto { .. } | ToolChoice::None => None,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CreateMessage {
     pub model: String,
