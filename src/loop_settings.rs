@@ -146,7 +146,8 @@ pub fn ServerToolsSettings() -> impl IntoView {
                 </label>
             }).collect_view()}
             <p class="hint">"Claude calls these with server_tool_use and Anthropic's side runs them: on the timeline they \
-                go to the API's own lane, and this page routes nothing. Each search or fetch is billed by the API."</p>
+                go to the API's own lane, and this page routes nothing. Each search or fetch is billed by the API. \
+                The demo model runs web search only, with made-up results (ask it to search the web)."</p>
         </fieldset>
     }
 }

@@ -48,3 +48,20 @@ test("web search: Claude calls it, the API runs it on its own lane, and a paused
   await expect(page.getByRole("dialog").first()).toContainText("encrypted_content");
   console.expectNone();
 });
+
+test("with no key: the demo model's web search runs on the API's lane, with results it says are made up", async ({ page }) => {
+  const console = watchConsole(page);
+  await openApp(page);
+  await page.getByLabel("Demo model (no key)").check();
+  await page.getByText("Model and request").click();
+  await page.getByLabel("web search web_search_20250305").check();
+  await page.getByText("Model and request").click();
+  await ask(page, "Search the web for the MCP specification");
+  const chat = page.getByRole("log", { name: "Conversation" });
+  await expect(chat.getByText("web_search run by the Claude API")).toBeVisible();
+  await expect(chat.getByText(/demo results, made up in the page/)).toBeVisible();
+  await expect(await timelineRow(page, /server_tool_use web_search.*MCP specification/)).toBeVisible();
+  await expect(await timelineRow(page, /web_search_tool_result.*1 item/)).toBeVisible();
+  await snap(page, "server-tools-demo");
+  console.expectNone();
+});

@@ -118,8 +118,13 @@ impl UserSettings {
             parallel_tool_use: self.parallel_tool_use,
             // The demo model ignores thinking settings: they are for the real API.
             thinking: if self.demo { Thinking::default() } else { self.thinking },
-            // The demo model runs no server tools: they are the real API's.
-            server_tools: if self.demo { Vec::new() } else { self.server_tools.clone() },
+            // The demo model runs web search only (canned results); the other server tools are
+            // the real API's.
+            server_tools: if self.demo {
+                self.server_tools.iter().copied().filter(|t| *t == ServerTool::WebSearch).collect()
+            } else {
+                self.server_tools.clone()
+            },
             tool_flags: self.tool_flags.clone(),
             limits: self.limits,
             ..ClaudeSettings::default()

@@ -238,3 +238,41 @@ async fn a_call_made_by_code_is_routed_drawn_from_the_apis_lane_and_answered_in_
     assert!(matches!(out.end, TurnEnd::Failed(engine::claude::ClaudeError::ServerTools(_))), "{:?}", out.end);
     assert_eq!(fake.requests(key).len(), 2);
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_demo_model_runs_a_web_search_on_its_own_side_with_no_key() {
+    use engine::demo::Demo;
+    use engine::settings::UserSettings;
+    let platform = Rc::new(Demo::new(Native::new()));
+    let (tracer, trace) = recording_tracer(&Native::new());
+    let agent = Agent::new(platform, tracer);
+    // Of the server tools, only web search runs with the demo model.
+    let user = UserSettings {
+        demo: true,
+        server_tools: vec![ServerTool::WebSearch, ServerTool::CodeExecution],
+        ..UserSettings::default()
+    };
+    let settings = user.claude("");
+    assert_eq!(settings.server_tools, [ServerTool::WebSearch]);
+    let cancel = CancelToken::new();
+    let turn = Turn::new(&settings, &[], &cancel, 4);
+    let first = agent
+        .run(Vec::new(), Message::user_text("Search the web for the MCP specification"), &turn, Rc::new(|_| {}))
+        .await;
+    assert_eq!(first.end, TurnEnd::EndTurn, "{}", first.end.explain());
+    assert_eq!(first.iterations, 1, "the search ran inside the answer: no round of the page's");
+    let answer = serde_json::to_value(&first.history[1]).unwrap();
+    let kinds: Vec<&str> = answer["content"].as_array().unwrap().iter().filter_map(|b| b["type"].as_str()).collect();
+    assert_eq!(kinds, ["thinking", "server_tool_use", "web_search_tool_result", "text"]);
+    assert_eq!(answer["content"][1]["input"], json!({"query": "Search the web for the MCP specification"}));
+    let mut timeline = Timeline::new();
+    for e in trace.borrow().iter() {
+        timeline.push(e);
+    }
+    let call = timeline.rows().iter().find(|r| r.label == "server_tool_use web_search").expect("drawn");
+    assert_eq!(call.kind, RowKind::Arrow { from: Lane::Claude, to: Lane::ApiTools });
+    assert!(trace.borrow().iter().all(|e| !matches!(e.kind, TraceKind::Route { .. })), "the page routed nothing");
+    // The blocks go back as they came, and the demo takes them.
+    let second = agent.run(first.history, Message::user_text("thanks"), &turn, Rc::new(|_| {})).await;
+    assert_eq!(second.end, TurnEnd::EndTurn, "{}", second.end.explain());
+}

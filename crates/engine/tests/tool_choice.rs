@@ -63,6 +63,7 @@ async fn an_opening_choice_forces_the_first_request_only() {
 #[test]
 fn a_forced_demo_answer_starts_with_the_call() {
     let reply = Reply {
+        web_search: None,
         thinking: None,
         text: String::new(),
         calls: vec![("calculate".into(), json!({}))],

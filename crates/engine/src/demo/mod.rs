@@ -107,6 +107,28 @@ pub fn stream_events(reply: &Reply, model: &str, id: u64, input_tokens: usize) -
         out.push(event("content_block_stop", json!({"type": "content_block_stop", "index": 0})));
         index += 1;
     }
+    if let Some(query) = &reply.web_search {
+        let srv = format!("srvtoolu_demo_{id}_{index}");
+        let call = json!({"type": "server_tool_use", "id": srv, "name": "web_search", "input": {}});
+        out.push(event(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": index, "content_block": call}),
+        ));
+        let partial = json!({"query": query}).to_string();
+        let delta = json!({"type": "input_json_delta", "partial_json": partial});
+        out.push(event("content_block_delta", json!({"type": "content_block_delta", "index": index, "delta": delta})));
+        out.push(event("content_block_stop", json!({"type": "content_block_stop", "index": index})));
+        index += 1;
+        let result = json!({"type": "web_search_tool_result", "tool_use_id": srv, "content": [{
+            "type": "web_search_result", "url": "https://modelcontextprotocol.io/specification",
+            "title": "Specification - Model Context Protocol (demo result)", "encrypted_content": "ZGVtbw", "page_age": null}]});
+        out.push(event(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": index, "content_block": result}),
+        ));
+        out.push(event("content_block_stop", json!({"type": "content_block_stop", "index": index})));
+        index += 1;
+    }
     // A forced tool_choice starts the answer with the call: no text block before it.
     let text_block = !reply.text.is_empty() || reply.calls.is_empty();
     if text_block {

@@ -10,11 +10,14 @@
 use serde_json::{Map, Value, json};
 
 /// What the demo model answers: text and tool calls, and why it stopped.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Reply {
     /// Reasoning shown as a thinking block before the text (signed, so a changed one is refused
     /// as the API refuses it: `refuse.rs`).
     pub thinking: Option<String>,
+    /// A web search run "on the API's side" (by the demo, with canned results) before the text:
+    /// the query.
+    pub web_search: Option<String>,
     pub text: String,
     pub calls: Vec<(String, Value)>,
     pub stop_reason: &'static str,
@@ -25,6 +28,7 @@ impl Reply {
     pub fn scripted(text: &str, calls: Vec<(String, Value)>) -> Reply {
         Reply {
             thinking: None,
+            web_search: None,
             text: format!("(Demo model, scripted by the lesson.) {text}"),
             stop_reason: if calls.is_empty() { "end_turn" } else { "tool_use" },
             calls,
@@ -198,6 +202,9 @@ pub fn respond(request: &Value) -> Reply {
         // A forced choice forces a call after results too, as the API does.
         return forced(choice, &tools, &question, answer.calls.clone()).unwrap_or(answer);
     }
+    if let Some(reply) = web_search(&tools, &question, choice) {
+        return reply;
+    }
     let q_words = words(&question);
     let mut scored: Vec<(usize, &Value)> =
         tools.iter().map(|t| (score(t, &q_words), t)).filter(|(s, _)| *s >= 2).collect();
@@ -228,7 +235,7 @@ pub fn respond(request: &Value) -> Reply {
             "(Demo model, not Claude.) tool_choice is none: the tools are described to me, but I may not call \
              one, so I answer without them.{would}"
         );
-        return Reply { thinking: None, text, calls: Vec::new(), stop_reason: "end_turn" };
+        return Reply { thinking: None, web_search: None, text, calls: Vec::new(), stop_reason: "end_turn" };
     }
     if let Some(reply) = forced(choice, &tools, &question, calls.clone()) {
         return reply;
@@ -237,6 +244,7 @@ pub fn respond(request: &Value) -> Reply {
         let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).take(8).collect();
         return Reply {
             thinking: None,
+            web_search: None,
             text: format!(
                 "(Demo model, not Claude.) I found no tool that fits. Try \"What's the weather in Tokyo, and what is 17 * 23?\", or name one of these tools: {}.",
                 names.join(", ")
@@ -248,6 +256,7 @@ pub fn respond(request: &Value) -> Reply {
     let names: Vec<&str> = calls.iter().map(|(n, _)| n.as_str()).collect();
     let reasoning = calls.iter().map(|(n, args)| format!("{n} with {args}")).collect::<Vec<_>>().join(", then ");
     Reply {
+        web_search: None,
         thinking: Some(format!(
             "(The demo model's reasoning, made by rules, not Claude's.) Words of the question match the name or \
              description of {}. Each tool's input_schema says what to fill in, so I'll call {reasoning}.",
@@ -257,6 +266,32 @@ pub fn respond(request: &Value) -> Reply {
         calls,
         stop_reason: "tool_use",
     }
+}
+
+/// A question that asks for the web, with web search among the server tools: the demo runs it
+/// "on the API's side" (canned results, said to be), and answers in the same message, as the
+/// API does; the page routes nothing.
+fn web_search(tools: &[Value], question: &str, choice: &Value) -> Option<Reply> {
+    let offered = tools.iter().any(|t| t["type"].as_str().is_some_and(|k| k.starts_with("web_search_")));
+    let asks = words(question).iter().any(|w| ["web", "online", "internet"].contains(&w.as_str()));
+    if !offered || !asks || choice["type"] == "none" {
+        return None;
+    }
+    Some(Reply {
+        thinking: Some(
+            "(The demo model's reasoning, made by rules, not Claude's.) The question asks for the web, and web_search \
+             is among the tools the API runs itself: I call it with server_tool_use, and its result comes back in \
+             this same answer."
+                .to_owned(),
+        ),
+        web_search: Some(question.chars().take(80).collect()),
+        text: "(Demo model, not Claude.) The web search found (demo results, made up in the page): \"Specification - \
+               Model Context Protocol\" at modelcontextprotocol.io. Phase 3 happened on the API's side: this page \
+               routed nothing."
+            .to_owned(),
+        calls: Vec::new(),
+        stop_reason: "end_turn",
+    })
 }
 
 /// The answer a forcing `tool_choice` (`any`, or `tool` with a name) makes: the call first,
@@ -284,7 +319,7 @@ fn forced(choice: &Value, tools: &[Value], question: &str, chosen: Vec<(String, 
         _ => return None,
     };
     let calls = if choice["disable_parallel_tool_use"] == true { calls.into_iter().take(1).collect() } else { calls };
-    Some(Reply { thinking: None, text: String::new(), calls, stop_reason: "tool_use" })
+    Some(Reply { thinking: None, web_search: None, text: String::new(), calls, stop_reason: "tool_use" })
 }
 
 /// A tool_result's content in words, on one line.
@@ -335,9 +370,9 @@ fn answer_from_results(messages: &[Value], results: &[&Value]) -> Reply {
     }
     if !retry.is_empty() {
         let calls = retry.into_iter().map(|(_, name, input)| (name, input)).collect();
-        return Reply { thinking: None, text: lines.join("\n"), calls, stop_reason: "tool_use" };
+        return Reply { thinking: None, web_search: None, text: lines.join("\n"), calls, stop_reason: "tool_use" };
     }
-    Reply { thinking: None, text: lines.join("\n"), calls: Vec::new(), stop_reason: "end_turn" }
+    Reply { thinking: None, web_search: None, text: lines.join("\n"), calls: Vec::new(), stop_reason: "end_turn" }
 }
 
 #[cfg(test)]
@@ -431,5 +466,21 @@ mod tests {
             {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "391"}]}
         ], "tools": tools(), "tool_choice": {"type": "tool", "name": "calculate"}}));
         assert_eq!(after.stop_reason, "tool_use");
+    }
+
+    #[test]
+    fn a_web_search_runs_only_when_offered_asked_for_and_allowed() {
+        let q = "Search the web for the MCP specification";
+        let search = json!({"type": "web_search_20250305", "name": "web_search"});
+        let with = |tools: Value, choice: Value| {
+            respond(&json!({"messages": [{"role": "user", "content": q}], "tools": tools, "tool_choice": choice}))
+        };
+        let r = with(json!([search]), Value::Null);
+        assert_eq!(r.web_search.as_deref(), Some(q));
+        assert!(r.calls.is_empty() && r.stop_reason == "end_turn" && r.text.contains("demo results"));
+        assert_eq!(with(json!([]), Value::Null).web_search, None, "not offered");
+        assert_eq!(with(json!([search]), json!({"type": "none"})).web_search, None, "tool_choice none");
+        let other = respond(&json!({"messages": [{"role": "user", "content": "17 * 23?"}], "tools": [search]}));
+        assert_eq!(other.web_search, None, "not asked for");
     }
 }
