@@ -321,14 +321,23 @@ impl<P: Platform> ClaudeClient<P> {
         let json = serde_json::to_string(body)
             .map_err(|e| ClaudeError::Decode { reason: e.to_string(), raw: String::new() })?;
         let url = format!("{}/count_tokens", settings.messages_url());
-        let (exchange, resp, started) = self
-            .send(
-                settings,
-                &url,
-                Some(&json),
-                Some(format!("count tokens: {} messages · {} tools", body.messages.len(), body.tools.len())),
-            )
-            .await?;
+        let summary = format!("count tokens: {} messages · {} tools", body.messages.len(), body.tools.len());
+        let text = self.fetch_text(settings, &url, Some(&json), summary).await?;
+        serde_json::from_str::<serde_json::Value>(&text)
+            .ok()
+            .and_then(|v| v.get("input_tokens").and_then(|n| n.as_u64()))
+            .ok_or(ClaudeError::Decode { reason: "no input_tokens in the answer".into(), raw: text })
+    }
+
+    /// One request read whole: the body of a 200, or the API's error; traced either way.
+    async fn fetch_text(
+        &self,
+        settings: &ClaudeSettings,
+        url: &str,
+        body: Option<&str>,
+        summary: String,
+    ) -> Result<String, ClaudeError> {
+        let (exchange, resp, started) = self.send(settings, url, body, Some(summary)).await?;
         if resp.status != 200 {
             let error = self.api_error(settings, exchange, resp, started).await;
             self.outcome(exchange, started, Some(&error), 0, None, None);
@@ -338,10 +347,7 @@ impl<P: Platform> ClaudeClient<P> {
         let elapsed_ms = self.platform.now_ms() - started;
         self.tracer.emit(Peer::Claude, TraceKind::HttpBody { exchange, body: text.clone(), elapsed_ms });
         self.outcome(exchange, started, None, 0, None, None);
-        serde_json::from_str::<serde_json::Value>(&text)
-            .ok()
-            .and_then(|v| v.get("input_tokens").and_then(|n| n.as_u64()))
-            .ok_or(ClaudeError::Decode { reason: "no input_tokens in the answer".into(), raw: text })
+        Ok(text)
     }
 
     /// The models the key may use (`GET /v1/models`), every page up to `listed::MAX_PAGES`.
@@ -354,17 +360,7 @@ impl<P: Platform> ClaudeClient<P> {
                 Some(id) => format!("{base}&after_id={}", crate::encoding::percent_encode(id, false)),
                 None => base,
             };
-            let (exchange, resp, started) =
-                self.send(settings, &url, None, Some(format!("models, page {page}"))).await?;
-            if resp.status != 200 {
-                let error = self.api_error(settings, exchange, resp, started).await;
-                self.outcome(exchange, started, Some(&error), 0, None, None);
-                return Err(error);
-            }
-            let text = self.read(settings, resp).await?;
-            let elapsed_ms = self.platform.now_ms() - started;
-            self.tracer.emit(Peer::Claude, TraceKind::HttpBody { exchange, body: text.clone(), elapsed_ms });
-            self.outcome(exchange, started, None, 0, None, None);
+            let text = self.fetch_text(settings, &url, None, format!("models, page {page}")).await?;
             let page: ModelPage = check_json_depth(&text, settings.limits.json_depth)
                 .ok()
                 .and_then(|()| serde_json::from_str::<serde_json::Value>(&text).ok())
