@@ -19,6 +19,7 @@ pub mod real;
 
 use std::net::TcpListener;
 use std::path::PathBuf;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// The repository root (where package.json, .venv and tests/servers live).
@@ -26,9 +27,24 @@ pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("testkit lives in the repository").to_path_buf()
 }
 
-/// A port that was free a moment ago on 127.0.0.1.
+/// A port that was free a moment ago on 127.0.0.1, and that this process has not handed out
+/// before: the system may give the same free port to two asks in a row (two servers of one
+/// test, or tests running side by side), and the second server would then fail to bind while
+/// the first answers in its place (a 404 from the wrong server).
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("a free loopback port")
+    static GIVEN: Mutex<Vec<u16>> = Mutex::new(Vec::new());
+    let mut given = GIVEN.lock().unwrap_or_else(|e| e.into_inner());
+    for _ in 0..100 {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .expect("a free loopback port");
+        if !given.contains(&port) {
+            given.push(port);
+            return port;
+        }
+    }
+    panic!("no loopback port this process has not used already, after 100 tries")
 }
 
 /// Waits until something accepts connections on 127.0.0.1:`port`, for at most `limit`.
