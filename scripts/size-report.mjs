@@ -10,9 +10,9 @@ import { join } from "node:path";
 import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 
 const BUDGET = {
-  first: { gzip: 546_500, brotli: 433_500 },
+  first: { gzip: 546_500, brotli: 434_000 },
   // Per chunk, gzip, by split point (src/chunks/).
-  chunks: { workshop: 88_000, explore: 39_000, detail: 24_500, dialogs: 12_500, signin: 38_500, demo: 23_000, settings: 29_000 },
+  chunks: { workshop: 88_000, explore: 39_500, detail: 24_500, dialogs: 12_500, signin: 38_500, demo: 23_000, settings: 29_500 },
 };
 // Issue 21's target for the first load.
 const TARGET = { gzip: 300_000, brotli: 240_000 };
