@@ -63,7 +63,7 @@ impl<P: Platform> Agent<P> {
         if answer.message.content.iter().any(|b| b.kind() == "thinking") {
             s.binding = Some(thinking::binding(&request.tools, request.system.as_ref()));
         }
-        let (tool_uses, skipped) = self.review_tool_uses(s, turn, &mut answer).await?;
+        let (tool_uses, skipped) = self.review_tool_uses(s, turn, &request, &mut answer).await?;
         if !answer.message.content.is_empty() {
             // Appended verbatim: text, tool_use, thinking with its signature.
             s.history.push(answer.message.clone());
@@ -209,6 +209,7 @@ impl<P: Platform> Agent<P> {
         &self,
         s: &TurnState,
         turn: &Turn<'_, P>,
+        request: &CreateMessage,
         answer: &mut Assembled,
     ) -> Step<(Vec<ToolUse>, Vec<String>)> {
         for block in &answer.message.content {
@@ -244,7 +245,8 @@ impl<P: Platform> Agent<P> {
                         .and_then(|b| b.caller())
                         .map(str::to_owned),
                     fragments: answer.fragments_of(&t.id).to_vec(),
-                    eager: turn.settings.tool_flags.eager_input_streaming.picks(&t.name, true),
+                    // As sent (a breakpoint may have edited the request), not as set.
+                    eager: request.tools.iter().any(|d| d.name == t.name && d.eager_input_streaming == Some(true)),
                 },
             );
         }

@@ -35,9 +35,22 @@ impl ToolChoiceMode {
     pub const ALL: [ToolChoiceMode; 4] =
         [ToolChoiceMode::Auto, ToolChoiceMode::Any, ToolChoiceMode::None, ToolChoiceMode::Tool];
 
-    /// The word of a choice that forces a call (`any`, `tool`), if it does.
+    /// The word of a choice that forces a call (`any`, `tool`), if it does: the wire choice's.
     pub fn forces(self) -> Option<&'static str> {
-        matches!(self, ToolChoiceMode::Any | ToolChoiceMode::Tool).then(|| self.as_str())
+        self.wire("", true).as_ref().and_then(ToolChoice::forces)
+    }
+
+    /// The `tool_choice` to send naming `name` for `tool`; `None` when the default (auto,
+    /// parallel) applies.
+    pub fn wire(self, name: &str, parallel_tool_use: bool) -> Option<ToolChoice> {
+        let disable_parallel_tool_use = !parallel_tool_use;
+        match self {
+            ToolChoiceMode::Auto if parallel_tool_use => None,
+            ToolChoiceMode::Auto => Some(ToolChoice::Auto { disable_parallel_tool_use }),
+            ToolChoiceMode::Any => Some(ToolChoice::Any { disable_parallel_tool_use }),
+            ToolChoiceMode::None => Some(ToolChoice::None),
+            ToolChoiceMode::Tool => Some(ToolChoice::Tool { name: name.trim().to_owned(), disable_parallel_tool_use }),
+        }
     }
 
     pub fn parse(s: &str) -> Self {
@@ -93,16 +106,7 @@ impl Default for ClaudeSettings {
 impl ClaudeSettings {
     /// The `tool_choice` to send; `None` when the default (auto, parallel) applies.
     pub fn tool_choice(&self) -> Option<ToolChoice> {
-        let disable_parallel_tool_use = !self.parallel_tool_use;
-        match self.tool_choice {
-            ToolChoiceMode::Auto if !disable_parallel_tool_use => None,
-            ToolChoiceMode::Auto => Some(ToolChoice::Auto { disable_parallel_tool_use }),
-            ToolChoiceMode::Any => Some(ToolChoice::Any { disable_parallel_tool_use }),
-            ToolChoiceMode::None => Some(ToolChoice::None),
-            ToolChoiceMode::Tool => {
-                Some(ToolChoice::Tool { name: self.tool_choice_name.trim().to_owned(), disable_parallel_tool_use })
-            }
-        }
+        self.tool_choice.wire(&self.tool_choice_name, self.parallel_tool_use)
     }
 
     pub fn messages_url(&self) -> String {
