@@ -156,7 +156,8 @@ async fn messages(inner: &Arc<Inner>, path: &str, query: &str, headers: &HeaderM
         return api_error(400, "invalid_request_error", "anthropic-version: header is required", &request_id);
     }
     if path == "/v1/models" {
-        return with_request_id(json_response(200, &fake_models::page(query)), &request_id);
+        let page = if key == fake_models::ENDLESS_KEY { fake_models::endless(query) } else { fake_models::page(query) };
+        return with_request_id(json_response(200, &page), &request_id);
     }
     let request: Value = match serde_json::from_slice(body) {
         Ok(v @ Value::Object(_)) => v,

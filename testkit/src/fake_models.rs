@@ -54,6 +54,20 @@ fn models() -> Vec<Value> {
     ]
 }
 
+/// The API key that gets a hostile listing: pages that never end, each naming the next with an
+/// id that would break a URL built by hand (`&`, `#`, `/`).
+pub const ENDLESS_KEY: &str = "sk-models-endless";
+
+/// An endless listing's page: one model, and always more.
+pub fn endless(query: &str) -> Value {
+    let n = query.matches("page").count();
+    json!({
+        "data": [{ "type": "model", "id": format!("claude-endless-{n}"), "display_name": "Endless" }],
+        "has_more": true,
+        "last_id": format!("x&page=evil#/../{n}"),
+    })
+}
+
 /// The page after `after_id` in `query` (or the first).
 pub fn page(query: &str) -> Value {
     let all = models();

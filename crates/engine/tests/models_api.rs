@@ -76,3 +76,31 @@ async fn every_page_is_read_and_the_listed_model_decides_what_a_request_may_ask(
     assert!(e.hint().unwrap().contains("Models API"));
     assert!(fake.requests(key).iter().all(|r| r.path == "/v1/models"), "no message was sent");
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_listing_that_never_ends_stops_after_five_pages_and_its_ids_stay_inside_the_query() {
+    let fake = FakeClaude::start(0).await;
+    let platform = Native::new();
+    let (tracer, trace) = recording_tracer(&platform);
+    let agent = Agent::new(platform, tracer);
+    let key = testkit::fake_models::ENDLESS_KEY;
+    let settings = ClaudeSettings { base_url: fake.base_url(), api_key: key.into(), ..ClaudeSettings::default() };
+    let listed = agent.claude().list_models(&settings).await.unwrap();
+    assert_eq!(listed.len(), engine::claude::listed::MAX_PAGES, "one model a page, five pages");
+    let trace = trace.borrow();
+    let urls: Vec<&str> = trace
+        .iter()
+        .filter_map(|e| match &e.kind {
+            TraceKind::HttpRequest { url, .. } => Some(url.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(urls.len(), 5);
+    // The next page's id is encoded: it cannot add a parameter, a fragment or a path.
+    assert!(urls[1].ends_with("&after_id=x%26page%3Devil%23%2F..%2F0"), "{}", urls[1]);
+    assert!(urls.iter().all(|u| u.starts_with(&format!("{}/v1/models?limit=1000", fake.base_url()))));
+    assert!(
+        trace.iter().any(|e| matches!(&e.kind, TraceKind::Note { text } if text.contains("Stopped after 5 pages"))),
+        "the stop is said"
+    );
+}

@@ -301,6 +301,36 @@ mod tests {
     }
 
     #[test]
+    fn a_secret_split_across_streamed_pieces_is_masked_as_a_whole() {
+        let (tracer, events) = capture();
+        tracer.add_secret("sk-ant-secret-123");
+        let pieces = |v: &[&str]| v.iter().map(|p| (*p).to_owned()).collect::<Vec<_>>();
+        let call = |fragments| TraceKind::ToolUse {
+            tool_use_id: "t".into(),
+            name: "echo".into(),
+            input: serde_json::json!({"text": "sk-ant-secret-123"}),
+            caller: None,
+            fragments,
+            eager: true,
+        };
+        // A server (or Claude) that cuts the key in two, so neither piece holds it whole.
+        tracer.emit(Peer::Claude, call(pieces(&["{\"text\": \"sk-ant-se", "cret-123\"}"])));
+        tracer.emit(Peer::Claude, call(pieces(&["{\"text\": ", "\"hello\"}"])));
+        let kept: Vec<Vec<String>> = events
+            .borrow()
+            .iter()
+            .filter_map(|e| match &e.kind {
+                TraceKind::ToolUse { fragments, .. } => Some(fragments.clone()),
+                _ => None,
+            })
+            .collect();
+        let dump = format!("{kept:?}");
+        assert!(!dump.contains("sk-ant-se") && !dump.contains("cret-123"), "{dump}");
+        assert_eq!(kept[0].len(), 1, "masked as one piece: {dump}");
+        assert_eq!(kept[1], pieces(&["{\"text\": ", "\"hello\"}"]), "pieces without a secret stay as they came");
+    }
+
+    #[test]
     fn sequence_and_exchanges_count_up() {
         let (tracer, events) = capture();
         assert_eq!((tracer.next_exchange(), tracer.clone().next_exchange()), (1, 2));
