@@ -38,5 +38,6 @@ pub fn start() {
         boot.remove();
     }
     leptos::mount::mount_to_body(App);
-    chunks::prefetch_when_idle();
+    // The loop at once (a Send is near), then every other chunk once the page is idle.
+    chunks::fetch_agent_soon();
 }

@@ -1,17 +1,22 @@
 //! The parts of the page that the first screen does not need: each is a chunk of wasm fetched
 //! on first use, and prefetched once the page is idle after start (docs/size.md). Their code is
-//! reached only through the split functions below (and those of `sign_in.rs` and `demo.rs`); `xtask split` moves
+//! reached only through the split functions below (and those of `agent.rs`, `sign_in.rs` and `demo.rs`); `xtask split` moves
 //! every function reachable only from one of them into that chunk's file (ARCHITECTURE.md,
 //! "Chunks"). [`OnDemand`] shows a chunk's view where its feature appears.
 
 #[macro_use]
 mod split_point;
+mod agent;
 mod demo;
 mod on_demand;
 mod sign_in;
 
+pub use agent::{
+    TurnInput, TurnOptions, close_connection, fetch_soon as fetch_agent_soon, open_connection, run_turn,
+    server_notified,
+};
 pub use demo::DemoFromChunk;
-pub use on_demand::{ChunkMissing, DetailsOnDemand, Loaded, OnDemand, OnDemandWhen};
+pub use on_demand::{ChunkMissing, DetailsOnDemand, Loaded, OnDemand, OnDemandWhen, missing_why};
 pub use sign_in::SignInFromChunk;
 
 use leptos::prelude::*;
@@ -103,9 +108,9 @@ split_point! {
     }
 }
 
-/// Fetches every chunk while the page is idle after start, so a first click rarely waits. A
-/// chunk that fails here is tried again when it is used.
-pub fn prefetch_when_idle() {
+/// Fetches every chunk while the page is idle after the agent chunk is in (`agent::fetch_soon`),
+/// so a first click rarely waits. A chunk that fails here is tried again when it is used.
+fn prefetch_when_idle() {
     let prefetch = || {
         leptos::task::spawn_local(async {
             // One after another: the first screen's own requests (a server's tools, a turn)

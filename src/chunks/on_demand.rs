@@ -87,7 +87,7 @@ where
 }
 
 /// Why a chunk did not arrive, as far as the page can tell.
-fn missing_why() -> &'static str {
+pub fn missing_why() -> &'static str {
     if navigator_offline() {
         "this device is offline, and this part of the page was not downloaded before. Connect, then Retry."
     } else {

@@ -1,5 +1,7 @@
-//! Connecting servers: `initialize`, then listing the three primitives, then the GET stream;
-//! notifications and server requests (sampling, elicitation) routed to where they belong.
+//! Connecting servers: the card, the client made with its handlers (sampling and elicitation
+//! routed to the dialogs), the saved list. What runs on the connection once it is open
+//! (`initialize`, the lists, the GET stream, notifications) is in `connection.rs`, from the
+//! agent chunk.
 
 use futures::FutureExt;
 use futures::future::LocalBoxFuture;
@@ -14,15 +16,12 @@ use super::servers::Conn;
 use engine::agent::catalog::{slug, unique_label};
 use engine::cancel::CancelToken;
 use engine::demo::DEMO_SERVER_URL;
+use engine::layer::Failure;
 use engine::layer::Layer;
-use engine::mcp::{
-    Connection, ElicitationHandler, Handlers, ListKind, ListenEnd, McpClient, McpError, RequestOptions, RevisionChoice,
-    SamplingHandler, ServerConfig, ServerNotification, local_network_hint,
-};
+use engine::mcp::{Connection, ElicitationHandler, Handlers, McpClient, RevisionChoice, SamplingHandler, ServerConfig};
 use engine::saved::SavedServer;
 use engine::server_address::{self, Credential};
 use protocol::jsonrpc::{ErrorCode, ErrorObject};
-use protocol::mcp::ServerCapability;
 use protocol::mcp::{CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult};
 
 struct Ask(Services);
@@ -56,38 +55,6 @@ impl ElicitationHandler for Ask {
             }
         }
         .boxed_local()
-    }
-}
-
-fn on_notification(svc: Services, server: &str, note: ServerNotification) {
-    let now = svc.now_ms();
-    match note {
-        ServerNotification::Log(l) => {
-            let text = match &l.data {
-                serde_json::Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            let text = match &l.logger {
-                Some(logger) => format!("[{logger}] {text}"),
-                None => text,
-            };
-            svc.servers.log(server, &l.level, text, now);
-        }
-        ServerNotification::ListChanged(kind) => {
-            svc.servers.log(server, "info", format!("{kind:?} list changed: fetching it again"), now);
-            if kind == ListKind::Tools {
-                svc.servers.mark_stale(server);
-            }
-            svc.refresh(server.to_owned());
-        }
-        ServerNotification::ResourceUpdated { uri } => svc.resource_updated(server, uri),
-        ServerNotification::Cancelled(c) => {
-            svc.servers.log(server, "info", format!("server cancelled its request {}", c.request_id), now)
-        }
-        ServerNotification::Progress(_) => {}
-        ServerNotification::Other { method, .. } => {
-            svc.servers.log(server, "debug", format!("notification {method}"), now)
-        }
     }
 }
 
@@ -188,7 +155,13 @@ impl Services {
         self.servers.conns.update_value(|c| c.retain(|c| c.id != id));
         let state_entry = entry.clone();
         let handlers = Handlers {
-            notify: Some(Rc::new(move |server: &str, note| on_notification(svc, server, note))),
+            // A notification arrives only on a connection the agent chunk opened: the chunk is here.
+            notify: Some(Rc::new(move |server: &str, note| {
+                let server = server.to_owned();
+                spawn_local(async move {
+                    let _ = crate::chunks::server_notified(svc, server, note).await;
+                })
+            })),
             on_state: Some(Rc::new(move |_: &str, state: &Connection| state_entry.state.set(state.clone()))),
             sampling: Some(Rc::new(Ask(svc))),
             elicitation: Some(Rc::new(Ask(svc))),
@@ -220,89 +193,15 @@ impl Services {
         });
         self.servers.save();
         spawn_local(async move {
-            match client.connect().await {
-                Err(_) => {
-                    // From a public site (GitHub Pages), a server on this machine needs the user's
-                    // Local Network Access permission first; a refusal looks like CORS.
-                    if let Connection::Failed(failure) = client.state()
-                        && failure.layer == Layer::Network
-                    {
-                        let page = location().href().unwrap_or_default();
-                        if let Some(first) = local_network_hint(&page, &url) {
-                            let mut failure = failure.clone();
-                            failure.hint = Some(failure.hint.map_or(first.clone(), |h| format!("{first} {h}")));
-                            entry.state.set(Connection::Failed(failure));
-                        }
-                    }
-                }
-                Ok(info) => {
-                    let taken = svc.servers.labels_except(&id);
-                    entry.update(|d| {
-                        if d.label.is_empty() {
-                            let name = info.server_info.name.rsplit('/').next().unwrap_or(&info.server_info.name);
-                            d.label = unique_label(name, taken.iter().map(String::as_str));
-                        }
-                        d.info = Some(info);
-                        d.why = client.why();
-                    });
-                    svc.servers.save();
-                    svc.load_lists(&id, &client).await;
-                    entry.update(|d| d.stream = Some("open".into()));
-                    let end = client.listen(&listen).await;
-                    let text = match end {
-                        ListenEnd::NotOffered { status } => format!("none (GET answered {status})"),
-                        ListenEnd::Cancelled => "closed".into(),
-                        ListenEnd::Failed(e) => format!("failed: {e}"),
-                    };
-                    entry.update(|d| d.stream = Some(text));
-                }
+            match crate::chunks::open_connection(svc, id, client, listen, url).await {
+                Ok(run) => run.await,
+                Err(_) => entry.state.set(Connection::Failed(Failure {
+                    layer: Layer::Network,
+                    message: "the code that connects servers did not arrive".into(),
+                    hint: Some(format!("{} Then press Reconnect.", crate::chunks::missing_why())),
+                })),
             }
         });
-    }
-
-    /// Lists tools, resources, templates and prompts, as far as the server declared them.
-    async fn load_lists(&self, id: &str, client: &McpClient<crate::PagePlatform>) {
-        let Some(entry) = self.servers.entry(id) else { return };
-        let opts = RequestOptions::default();
-        let caps = client.server_info().map(|i| i.capabilities).unwrap_or_default();
-        let now = self.now_ms();
-        entry.update(|d| d.list_failures.clear());
-        // A list that failed says so on the card (not only in the log): which request, which
-        // layer, why.
-        let note = |what: &'static str, e: McpError| {
-            entry.push_log("error", format!("{what} failed ({} layer): {e}", e.layer()), now);
-            let failure = e.to_failure();
-            entry.update(|d| d.list_failures.push((what, failure)));
-        };
-        if caps.has(ServerCapability::Tools) {
-            match client.list_tools(&opts).await {
-                Ok(t) => entry.update(|d| d.tools = Some(t)),
-                Err(e) => note("tools/list", e),
-            }
-        }
-        if caps.has(ServerCapability::Resources) {
-            match client.list_resources(&opts).await {
-                Ok(r) => entry.update(|d| d.resources = r),
-                Err(e) => note("resources/list", e),
-            }
-            match client.list_resource_templates(&opts).await {
-                Ok(t) => entry.update(|d| d.templates = t),
-                Err(e) => note("resources/templates/list", e),
-            }
-        }
-        if caps.has(ServerCapability::Prompts) {
-            match client.list_prompts(&opts).await {
-                Ok(p) => entry.update(|d| d.prompts = p),
-                Err(e) => note("prompts/list", e),
-            }
-        }
-    }
-
-    pub fn refresh(&self, id: String) {
-        let svc = *self;
-        if let Some(client) = self.servers.client(&id) {
-            spawn_local(async move { svc.load_lists(&id, &client).await });
-        }
     }
 
     pub fn disconnect(&self, id: String) {
@@ -318,9 +217,8 @@ impl Services {
         // The client unsubscribes (C-33) before it ends the session, then says it is disconnected.
         if let Some(client) = client {
             spawn_local(async move {
-                if let Err(e) = client.disconnect().await {
-                    let now = svc.now_ms();
-                    svc.servers.log(&id, "warning", format!("DELETE of the session failed: {e}"), now);
+                if let Ok(close) = crate::chunks::close_connection(svc, id, client).await {
+                    close.await;
                 }
             });
         }

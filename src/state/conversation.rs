@@ -8,6 +8,7 @@ use std::rc::Rc;
 use super::Services;
 use super::chat::NoticeLevel;
 use super::dialogs::{Answer, DialogKind};
+use crate::chunks::{TurnInput, TurnOptions, missing_why, run_turn};
 use engine::agent::{Approver, AskWhy, Consent, Driver, Teach, Turn, approval};
 use engine::cancel::CancelToken;
 use engine::trace::RouteTarget;
@@ -161,26 +162,47 @@ impl Conversation {
             .lessons
             .current
             .with_untracked(|l| l.as_ref().and_then(|l| l.opening_choice(svc.lessons.step.get_untracked())));
+        let options: TurnOptions = Box::new(move |turn| Turn {
+            approve: Some(approve),
+            consent,
+            teach,
+            faults: Some(faults),
+            pause: Some(svc.pausing.pauser()),
+            binding,
+            opening_choice,
+            ..turn
+        });
         async move {
-            let turn = Turn {
-                settings: &settings,
-                servers: &servers,
-                cancel: &cancel,
-                max_iterations: data.rounds(),
-                approve: Some(approve),
-                consent,
-                teach,
-                faults: Some(faults),
-                pause: Some(svc.pausing.pauser()),
-                binding,
-                opening_choice,
-            };
             let emit = Rc::new(move |e| {
                 if this.current(epoch) {
                     svc.chat.apply(&e);
                 }
             });
-            let outcome = agent.run(history, Message::user_text(text), &turn, emit).await;
+            let input = TurnInput {
+                agent,
+                history,
+                message: Message::user_text(text),
+                settings,
+                servers,
+                cancel,
+                max_iterations: data.rounds(),
+                options,
+                emit,
+            };
+            let Ok(run) = run_turn(input).await else {
+                if this.current(epoch) {
+                    this.cancel.set_value(None);
+                    this.can_retry.set(true);
+                    svc.chat.notice(
+                        NoticeLevel::Error,
+                        format!("The loop's code did not arrive: {}", missing_why()),
+                        None,
+                    );
+                    this.running.set(false);
+                }
+                return;
+            };
+            let outcome = run.await;
             if !this.current(epoch) {
                 // New conversation (or a session opened) while it ran: it ended with its own.
                 return;

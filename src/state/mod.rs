@@ -4,6 +4,7 @@
 mod auth;
 mod chat;
 mod connect;
+mod connection;
 mod conversation;
 mod dialogs;
 mod lesson;
@@ -18,6 +19,7 @@ mod trace;
 mod workshop;
 
 pub use chat::{NoticeLevel, Shown, ShownBlock};
+pub use connection::on_notification;
 pub use dialogs::{Answer, Dialog, DialogKind};
 pub use lesson::{BUILT_IN as BUILT_IN_LESSONS, Lessons};
 pub use pausing::Pausing;

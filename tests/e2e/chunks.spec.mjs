@@ -121,3 +121,38 @@ test.describe("a chunk that does not arrive", () => {
     console.expectNone();
   });
 });
+
+test.describe("the agent chunk (the loop and the servers' connections)", () => {
+  test.use({ serviceWorkers: "block" });
+
+  test("the first screen takes input before it arrives; when it cannot arrive, Send and Connect say so, and Retry and Reconnect work once it can", async ({ page }) => {
+    const console = watchConsole(page, ["Failed to load resource", "TypeError: Failed to fetch", "net::ERR_FAILED"]);
+    let blocked = 0;
+    await page.route(/\/split_agent\.wasm$/, (route) => {
+      blocked += 1;
+      return route.abort("failed");
+    });
+    await openApp(page);
+    // The first screen works without the loop: the composer and the server form take input.
+    await page.getByLabel("Demo model (no key)").check();
+    await ask(page, "What is 17 * 23?");
+    const missing = chat(page).getByText("The loop's code did not arrive", { exact: false });
+    await expect(missing).toBeVisible();
+    await expect(missing).toContainText("or the connection dropped (then Retry)");
+    expect(blocked).toBeGreaterThan(0);
+    // Connecting a server needs the same code: the card says so at the network layer.
+    await page.getByRole("button", { name: "Add the demo server" }).click();
+    const card = page.getByRole("article", { name: "demo" });
+    await expect(card).toContainText("the code that connects servers did not arrive");
+    await expect(card).toContainText("Then press Reconnect.");
+    await snap(page, "agent-chunk-missing");
+
+    // The file is back: the same turn runs with Retry, the server connects with Reconnect.
+    await page.unroute(/\/split_agent\.wasm$/);
+    await page.getByRole("button", { name: "Retry" }).click();
+    await expect(chat(page).getByText("calculate said: 17 * 23 = 391", { exact: false })).toBeVisible();
+    await card.getByRole("button", { name: "Reconnect" }).click();
+    await expect(card.getByText("connected", { exact: true })).toBeVisible();
+    console.expectNone();
+  });
+});

@@ -1,0 +1,93 @@
+//! The agent chunk's split points: a turn of the loop (the four phases, Claude's stream, the
+//! checks made before sending) and a server's connection (`initialize`, the lists, the GET
+//! stream, its notifications, its end), with the MCP and Messages clients they share. The first
+//! screen (composer, server form, timeline) shows without them; the chunk is fetched as soon as
+//! the page has started, while the user types, so a first Send or Connect rarely waits
+//! (ARCHITECTURE.md, "Chunks").
+
+use std::rc::Rc;
+
+use engine::agent::{Agent, Emit, ServerHandle, Turn, TurnOutcome};
+use engine::cancel::CancelToken;
+use engine::claude::ClaudeSettings;
+use engine::mcp::{McpClient, ServerNotification};
+use futures::future::LocalBoxFuture;
+use protocol::claude::Message;
+#[cfg(loopscope_split)]
+use wasm_split_helpers::wasm_split;
+
+use super::ChunkMissing;
+use crate::PagePlatform;
+use crate::state::Services;
+#[cfg(not(loopscope_split))]
+use wasm_split_helpers::SplitLoaderError;
+
+/// What the page adds to a turn beyond what it runs on (approval, consent, the teaching switch,
+/// faults, breakpoints, the thinking binding, a lesson's opening choice), as
+/// `Turn { …, ..turn }`.
+pub type TurnOptions = Box<dyn for<'a> FnOnce(Turn<'a, PagePlatform>) -> Turn<'a, PagePlatform>>;
+
+/// What a turn is given. The settings, servers and cancel token are owned here, so the turn's
+/// future can outlive the call that started it.
+pub struct TurnInput {
+    pub agent: Rc<Agent<PagePlatform>>,
+    pub history: Vec<Message>,
+    pub message: Message,
+    pub settings: ClaudeSettings,
+    pub servers: Vec<ServerHandle<PagePlatform>>,
+    pub cancel: CancelToken,
+    pub max_iterations: u32,
+    pub options: TurnOptions,
+    pub emit: Emit,
+}
+
+split_point! {
+    /// A turn of the loop.
+    agent, preload preload_agent: fn run_turn(input: TurnInput) -> Result<LocalBoxFuture<'static, TurnOutcome>, ChunkMissing> {
+        Ok(Box::pin(async move {
+            let TurnInput { agent, history, message, settings, servers, cancel, max_iterations, options, emit } = input;
+            let turn = options(Turn::new(&settings, &servers, &cancel, max_iterations));
+            agent.run(history, message, &turn, emit).await
+        }))
+    }
+}
+
+type Connection = LocalBoxFuture<'static, ()>;
+
+split_point! {
+    /// A server's connection, opened with the client `Services::connect` made.
+    agent: fn open_connection(svc: Services, id: String, client: Rc<McpClient<PagePlatform>>, listen: CancelToken, url: String) -> Result<Connection, ChunkMissing> {
+        Ok(Box::pin(svc.run_connection(id, client, listen, url)))
+    }
+}
+
+split_point! {
+    /// A notification from a connected server (only a connection this chunk opened has one).
+    agent: fn server_notified(svc: Services, server: String, note: ServerNotification) -> Result<(), ChunkMissing> {
+        crate::state::on_notification(svc, &server, note);
+        Ok(())
+    }
+}
+
+split_point! {
+    /// A session's end (the DELETE, after unsubscribing).
+    agent: fn close_connection(svc: Services, id: String, client: Rc<McpClient<PagePlatform>>) -> Result<Connection, ChunkMissing> {
+        Ok(Box::pin(svc.close_connection(id, client)))
+    }
+}
+
+/// Fetches the agent chunk now (the page has started; the user is about to type), then the other
+/// chunks once the page is idle, so they do not share the network with it. A failure here is
+/// tried again by the first Send or Connect, which says so if it fails too. Once the chunk is
+/// in, `loopscope:agent-ready` is dispatched on window: index.html registers the service worker
+/// then (its first download would share the network too), and scripts/bench-load.mjs times it.
+pub fn fetch_soon() {
+    leptos::task::spawn_local(async {
+        if preload_agent().await.is_ok()
+            && let Ok(ready) = web_sys::CustomEvent::new("loopscope:agent-ready")
+        {
+            let _ = leptos::prelude::window().dispatch_event(&ready);
+        }
+        super::prefetch_when_idle();
+    });
+}
