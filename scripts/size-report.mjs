@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 
 const BUDGET = {
-  first: { gzip: 390_000, brotli: 310_500 },
+  first: { gzip: 384_000, brotli: 307_000 },
   // Per chunk, gzip, by split point (src/chunks/).
   chunks: { agent: 189_000, workshop: 115_500, explore: 134_500, detail: 30_000, dialogs: 44_500, signin: 53_500, demo: 32_000, settings: 42_500 },
 };

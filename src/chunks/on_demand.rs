@@ -3,6 +3,9 @@
 //! Retry. Nothing else on the page depends on a chunk.
 
 use std::future::Future;
+use std::rc::Rc;
+
+use futures::future::LocalBoxFuture;
 
 use leptos::prelude::*;
 use wasm_split_helpers::SplitLoaderError;
@@ -28,8 +31,14 @@ where
     F: Fn() -> Fut + 'static,
     Fut: Future<Output = Loaded> + 'static,
 {
-    let chunk = LocalResource::new(load);
-    move || match chunk.get() {
+    on_demand(what, Rc::new(move || Box::pin(load())))
+}
+
+/// [`OnDemand`]'s body, built once for every split point rather than once per caller's closure
+/// (each instance of a resource and its view costs the first chunk about 2 KB; docs/size.md).
+fn on_demand(what: &'static str, load: Rc<dyn Fn() -> LocalBoxFuture<'static, Loaded>>) -> AnyView {
+    let chunk = LocalResource::new(move || load());
+    (move || match chunk.get() {
         None => view! { <p class="muted chunk-loading" role="status">{format!("Loading the {what}…")}</p> }.into_any(),
         Some(Ok(view)) => view.run(),
         Some(Err(ChunkMissing)) => view! {
@@ -39,7 +48,8 @@ where
             </div>
         }
         .into_any(),
-    }
+    })
+    .into_any()
 }
 
 /// [`OnDemand`] while `when` holds (a banner that shows only at times): nothing is fetched
