@@ -57,6 +57,22 @@ if (release) {
   }
 }
 
+// 4b. The loader fetches a split point's shared chunks in the order listed, then its own file.
+// Over HTTP/1.1 (six connections per host) the large files then start last, after dozens of
+// small ones: ask for the split point's own file first and its shared chunks largest first, so
+// the large ones download while the small ones wait for a connection (docs/size.md).
+{
+  const path = join(work, "__wasm_split.js");
+  let js = readFileSync(path, "utf8");
+  const own = "        const parallelStuff = deps.map(d => d());\n        const instantiate = fetcher();\n";
+  if (!js.includes(own)) throw new Error("build-wasm: __wasm_split.js's loader changed; look again at step 4b");
+  js = js.replace(own, "        const instantiate = fetcher();\n        const parallelStuff = deps.map(d => d());\n");
+  const size = (chunk) => statSync(files.get(`${chunk}.wasm`) ?? join(work, `${chunk}.wasm`)).size;
+  js = js.replace(/\[(__chunk_\d+(?:, __chunk_\d+)*)\]/g, (_, list) =>
+    `[${list.split(", ").sort((a, b) => size(b.slice(2)) - size(a.slice(2))).join(", ")}]`);
+  writeFileSync(path, js);
+}
+
 // 5.
 const hash = createHash("sha256");
 for (const [name, path] of [...files].sort()) hash.update(name).update(readFileSync(path));

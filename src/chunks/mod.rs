@@ -73,8 +73,10 @@ split_point! {
 }
 
 split_point! {
-    /// The front dialog's body: an approval, a sampling request or an elicitation form.
-    dialogs, preload preload_dialogs: fn dialog(id: u64, kind: crate::state::DialogKind) {
+    /// The front dialog's body: an approval, a sampling request or an elicitation form. In the
+    /// agent chunk: only a turn or a connection opens one, and a chunk of its own multiplied the
+    /// small shared files the agent chunk needs (docs/size.md).
+    agent: fn dialog(id: u64, kind: crate::state::DialogKind) {
         Ok(ViewFn::from(move || crate::dialogs::body(id, kind.clone())))
     }
 }
@@ -118,7 +120,6 @@ fn prefetch_when_idle() {
             let _ = preload_settings().await;
             let _ = preload_explore().await;
             let _ = preload_detail().await;
-            let _ = preload_dialogs().await;
             let _ = preload_workshop().await;
             let _ = preload_signin().await;
             let _ = demo::preload_demo().await;
