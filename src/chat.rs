@@ -180,6 +180,9 @@ pub fn ChatPanel() -> impl IntoView {
                     <Item item=item/>
                 </For>
             </div>
+            <Show when=move || conv.running.get() && !crate::chunks::agent_arrived()>
+                <p class="muted chunk-loading" role="status">"Loading the loop's code: the turn starts when it arrives…"</p>
+            </Show>
             <form class="composer" on:submit=move |ev: leptos::ev::SubmitEvent| { ev.prevent_default(); send(); }>
                 <label for="composer" class="visually-hidden">"Message"</label>
                 <textarea id="composer" rows="2" placeholder="Ask Claude… (Enter to send, Shift+Enter for a new line)"

@@ -12,6 +12,7 @@ use engine::cancel::CancelToken;
 use engine::claude::ClaudeSettings;
 use engine::mcp::{McpClient, ServerNotification};
 use futures::future::LocalBoxFuture;
+use leptos::prelude::{ArcRwSignal, Get, Set};
 use protocol::claude::Message;
 #[cfg(loopscope_split)]
 use wasm_split_helpers::wasm_split;
@@ -83,11 +84,25 @@ split_point! {
 /// then (its first download would share the network too), and scripts/bench-load.mjs times it.
 pub fn fetch_soon() {
     leptos::task::spawn_local(async {
-        if preload_agent().await.is_ok()
-            && let Ok(ready) = web_sys::CustomEvent::new("loopscope:agent-ready")
-        {
-            let _ = leptos::prelude::window().dispatch_event(&ready);
+        if preload_agent().await.is_ok() {
+            ARRIVED.with(|a| a.set(true));
+            if let Ok(ready) = web_sys::CustomEvent::new("loopscope:agent-ready") {
+                let _ = leptos::prelude::window().dispatch_event(&ready);
+            }
         }
         super::prefetch_when_idle();
     });
+}
+
+thread_local! {
+    /// Whether the agent chunk is in (set once by `fetch_soon`; a turn that loads it itself
+    /// does not set it, so the line below may show for a moment longer than needed, never less).
+    /// Reference-counted, not owned by the reactive owner that first reads it (which a view
+    /// that shows and hides would dispose of).
+    static ARRIVED: ArcRwSignal<bool> = ArcRwSignal::new(false);
+}
+
+/// Whether the agent chunk has arrived (reactive): the chat says a Send is waiting for it.
+pub fn arrived() -> bool {
+    ARRIVED.with(|a| a.get())
 }

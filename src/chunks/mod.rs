@@ -12,8 +12,8 @@ mod on_demand;
 mod sign_in;
 
 pub use agent::{
-    TurnInput, TurnOptions, close_connection, fetch_soon as fetch_agent_soon, open_connection, run_turn,
-    server_notified,
+    TurnInput, TurnOptions, arrived as agent_arrived, close_connection, fetch_soon as fetch_agent_soon,
+    open_connection, run_turn, server_notified,
 };
 pub use demo::DemoFromChunk;
 pub use on_demand::{ChunkMissing, DetailsOnDemand, Loaded, OnDemand, OnDemandWhen, missing_why};

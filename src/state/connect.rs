@@ -192,6 +192,8 @@ impl Services {
             })
         });
         self.servers.save();
+        // Connecting from now on, even while the agent chunk that connects is still arriving.
+        entry.state.set(Connection::Connecting);
         spawn_local(async move {
             match crate::chunks::open_connection(svc, id, client, listen, url).await {
                 Ok(run) => run.await,

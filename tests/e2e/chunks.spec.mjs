@@ -125,6 +125,31 @@ test.describe("a chunk that does not arrive", () => {
 test.describe("the agent chunk (the loop and the servers' connections)", () => {
   test.use({ serviceWorkers: "block" });
 
+  test("a Send and a Connect made before it arrives say they wait for it, and go on when it does", async ({ page }) => {
+    const console = watchConsole(page);
+    let release;
+    const held = new Promise((r) => (release = r));
+    await page.route(/\/split_agent\.wasm$/, async (route) => {
+      await held;
+      await route.continue();
+    });
+    await openApp(page);
+    await page.getByLabel("Demo model (no key)").check();
+    await page.getByRole("textbox", { name: "Message", exact: true }).fill("What is 17 * 23?");
+    await page.getByRole("button", { name: "Send" }).click();
+    const waiting = page.getByRole("status").filter({ hasText: "Loading the loop's code: the turn starts when it arrives" });
+    await expect(waiting).toBeVisible();
+    await page.getByRole("button", { name: "Add the demo server" }).click();
+    const card = page.getByRole("article", { name: "demo" });
+    await expect(card.getByText("connecting…", { exact: true })).toBeVisible();
+    await snap(page, "agent-chunk-waiting");
+    release();
+    await expect(chat(page).getByText("calculate said: 17 * 23 = 391", { exact: false })).toBeVisible();
+    await expect(waiting).toHaveCount(0);
+    await expect(card.getByText("connected", { exact: true })).toBeVisible();
+    console.expectNone();
+  });
+
   test("the first screen takes input before it arrives; when it cannot arrive, Send and Connect say so, and Retry and Reconnect work once it can", async ({ page }) => {
     const console = watchConsole(page, ["Failed to load resource", "TypeError: Failed to fetch", "net::ERR_FAILED"]);
     let blocked = 0;
