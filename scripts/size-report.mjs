@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 
 const BUDGET = {
-  first: { gzip: 384_000, brotli: 307_000 },
+  first: { gzip: 384_500, brotli: 307_000 },
   // Per chunk, gzip, by split point (src/chunks/).
   chunks: { agent: 193_500, workshop: 114_000, explore: 131_500, detail: 30_000, signin: 52_500, demo: 31_000, settings: 42_000 },
 };
