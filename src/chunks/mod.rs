@@ -16,7 +16,7 @@ pub use agent::{
     open_connection, run_turn, server_notified,
 };
 pub use demo::DemoFromChunk;
-pub use on_demand::{ChunkMissing, DetailsOnDemand, Loaded, OnDemand, OnDemandWhen, missing_why};
+pub use on_demand::{ChunkMissing, DetailsOnDemand, Loaded, OnDemand, OnDemandWhen, did_not_arrive, missing_why};
 pub use sign_in::SignInFromChunk;
 
 use leptos::prelude::*;

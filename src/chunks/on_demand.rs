@@ -43,7 +43,7 @@ fn on_demand(what: &'static str, load: Rc<dyn Fn() -> LocalBoxFuture<'static, Lo
         Some(Ok(view)) => view.run(),
         Some(Err(ChunkMissing)) => view! {
             <div class="chunk-missing" role="alert">
-                <p class="form-error">{format!("The {what} did not arrive: {}", missing_why())}</p>
+                <p class="form-error">{did_not_arrive(what)}</p>
                 <button type="button" on:click=move |_| chunk.refetch()>"Retry"</button>
             </div>
         }
@@ -94,6 +94,12 @@ where
             <OnDemandWhen when=opened what load/>
         </details>
     }
+}
+
+/// The sentence for a part of the page that did not arrive: what, and why as far as the page
+/// can tell (where the feature would appear, and in the chat for the loop's own chunk).
+pub fn did_not_arrive(what: &str) -> String {
+    format!("The {what} did not arrive: {}", missing_why())
 }
 
 /// Why a chunk did not arrive, as far as the page can tell.

@@ -8,7 +8,7 @@ use std::rc::Rc;
 use super::Services;
 use super::chat::NoticeLevel;
 use super::dialogs::{Answer, DialogKind};
-use crate::chunks::{TurnInput, TurnOptions, missing_why, run_turn};
+use crate::chunks::{TurnInput, TurnOptions, did_not_arrive, run_turn};
 use engine::agent::{Approver, AskWhy, Consent, Driver, Teach, Turn, approval};
 use engine::cancel::CancelToken;
 use engine::trace::RouteTarget;
@@ -193,11 +193,7 @@ impl Conversation {
                 if this.current(epoch) {
                     this.cancel.set_value(None);
                     this.can_retry.set(true);
-                    svc.chat.notice(
-                        NoticeLevel::Error,
-                        format!("The loop's code did not arrive: {}", missing_why()),
-                        None,
-                    );
+                    svc.chat.notice(NoticeLevel::Error, did_not_arrive("loop's code"), None);
                     this.running.set(false);
                 }
                 return;
