@@ -2,7 +2,7 @@
 // the page has been visited, and a chunk that does not arrive said where the feature would be,
 // with a Retry that works.
 import { test, expect } from "@playwright/test";
-import { ask, openApp, openRow, snap, timelineRow, watchConsole } from "./support.mjs";
+import { appMounted, ask, openApp, openRow, snap, timelineRow, watchConsole } from "./support.mjs";
 
 const chat = (page) => page.getByRole("log", { name: "Conversation" });
 
@@ -27,7 +27,7 @@ test("every chunk is in the offline copy after one visit, and each feature works
 
   await context.setOffline(true);
   await page.reload();
-  await expect(page.getByRole("heading", { level: 1, name: "Loopscope" })).toBeVisible();
+  await appMounted(page);
   await page.getByLabel("Demo model (no key)").check();
 
   // explore: the demo server's card and its tabs.

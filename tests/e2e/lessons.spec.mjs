@@ -2,7 +2,7 @@
 // index.html alone, a clear sentence when the app cannot load, and the page (with the demo
 // model, the demo server and the built-in lessons) working offline after one visit.
 import { test, expect } from "@playwright/test";
-import { lowContrast, openApp, snap, watchConsole, timelineRow } from "./support.mjs";
+import { appMounted, lowContrast, openApp, snap, watchConsole, timelineRow } from "./support.mjs";
 import { URLS } from "./fixtures.mjs";
 
 const chat = (page) => page.getByRole("log", { name: "Conversation" });
@@ -269,7 +269,7 @@ test("on conference Wi-Fi: a loading screen at once, a clear sentence when the a
   await expect(page.getByText(/Loading the app/)).toBeVisible();
   await snap(page, "boot-loading");
   release();
-  await expect(page.getByRole("heading", { level: 1, name: "Loopscope" })).toBeVisible();
+  await appMounted(page);
   await expect(page.locator("#boot")).toHaveCount(0);
   await page.unroute(/_bg\.wasm$/);
 
@@ -288,7 +288,7 @@ test("on conference Wi-Fi: a loading screen at once, a clear sentence when the a
   await expect.poll(cachedWasm).toBe(true);
   await context.setOffline(true);
   await page.goto("./?lesson=lessons/parallel-calls.json");
-  await expect(page.getByRole("heading", { level: 1, name: "Loopscope" })).toBeVisible();
+  await appMounted(page);
   const lesson = page.getByRole("region", { name: /Parallel tool calls/ });
   await lesson.getByRole("button", { name: /^Ask:/ }).click();
   await expect(chat(page).getByText(/get_weather said:/)).toBeVisible();
@@ -309,7 +309,7 @@ test("on a slow network the loading screen counts the download: KB of KB, and a 
   expect(Number(await page.locator("#boot-progress").getAttribute("max"))).toBeGreaterThan(500_000);
   await snap(page, "boot-progress");
   await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
-  await expect(page.getByRole("heading", { level: 1, name: "Loopscope" })).toBeVisible({ timeout: 30_000 });
+  await appMounted(page, { timeout: 30_000 });
 });
 
 test("a wasm that does not load gets a sentence, not a blank page", async ({ page }) => {

@@ -44,10 +44,16 @@ export function watchConsole(page, allowed = []) {
 }
 
 /** Opens the app (at `path`, relative to the sub-path it is served under) and waits until the
- * Leptos UI has mounted. */
+ * Leptos UI has mounted: its banner's heading, not the loading screen's (which has the same
+ * words and no banner, and is on screen until the first chunk starts). */
 export async function openApp(page, path = "./") {
   await page.goto(path);
-  await expect(page.getByRole("heading", { level: 1, name: "Loopscope" })).toBeVisible();
+  await appMounted(page);
+}
+
+/** Waits until the Leptos UI has mounted (see `openApp`). */
+export async function appMounted(page, options = {}) {
+  await expect(page.getByRole("banner").getByRole("heading", { level: 1, name: "Loopscope" })).toBeVisible(options);
 }
 
 /** Scripts the fake Messages API's answers for requests made with `key`. */

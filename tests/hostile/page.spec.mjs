@@ -2,7 +2,7 @@
 // opens, or any other file on the origin, never lands in the offline copy), and its storage
 // holds nothing a stranger gave it.
 import { test, expect } from "@playwright/test";
-import { openApp } from "../e2e/support.mjs";
+import { appMounted, openApp } from "../e2e/support.mjs";
 
 test("the service worker caches this build's files and nothing else", async ({ page }) => {
   await openApp(page, "./?lesson=lessons/four-phases.json");
@@ -45,7 +45,7 @@ test("saved servers are read as a stranger's: an address the URL policy refuses 
     { url: "http://127.0.0.1:18499/mcp?token=abc123", label: "mine", header_names: [] },
   ])));
   await page.reload();
-  await expect(page.getByRole("heading", { level: 1, name: "Loopscope" })).toBeVisible();
+  await appMounted(page);
   const chat = page.getByRole("log", { name: "Conversation" });
   await expect(chat.getByText(/A saved server \(javascript:alert\(document\.domain\)\) was left out\./)).toBeVisible();
   await expect(page.getByRole("article", { name: "evil" })).toHaveCount(0);
