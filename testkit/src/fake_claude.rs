@@ -10,6 +10,8 @@
 //!   | {"redacted_thinking": "opaque data"}],
 //!   "stop_reason"?: "end_turn", "event_delay_ms"?: 0, "stop_details"?: …}}`
 //!   | {"server_tool_use": {"name", "input", "id"?}} | {"server_tool_result": <the whole result block>}
+//!   | {"mcp_tool_use": {"server_name", "name", "input"}} (the MCP connector: `fake_connector.rs`
+//!   makes the call for real and streams `mcp_tool_use` and `mcp_tool_result`)
 //!   (a `tool_use` with `"caller": "srvtoolu_…"` is made by code; `"container": "container_…"` on
 //!   the reply names the code execution container in `message_delta`)
 //! - `{"summarize": {}}`: a text reply that quotes every tool_result of the last user message.
@@ -34,11 +36,13 @@ use std::sync::{Arc, Mutex};
 
 use crate::http::{Chunk, Log, Recorded, Serving, json as json_response, preflight, record, serve, sse};
 use crate::prompt_cache::{PromptCache, Usage};
-use crate::{fake_models, fake_thinking, fake_tool_fields};
+use crate::{fake_connector, fake_models, fake_thinking, fake_tool_fields};
 
 #[derive(Default)]
 struct Inner {
     scripts: Mutex<HashMap<String, VecDeque<Value>>>,
+    /// Public origins the fake MCP connector reaches at a loopback server (`fake_connector`).
+    hosts: Mutex<HashMap<String, String>>,
     cache: Mutex<PromptCache>,
     log: Log,
     counter: AtomicU64,
@@ -67,6 +71,12 @@ impl FakeClaude {
     }
 
     /// Steps of `key` not yet played.
+    /// Lets the fake MCP connector reach `origin` (a public one, as the API would) at `target`
+    /// (a server on 127.0.0.1).
+    pub fn map_host(&self, origin: &str, target: &str) {
+        self.inner.hosts.lock().unwrap().insert(origin.to_owned(), target.to_owned());
+    }
+
     pub fn remaining(&self, key: &str) -> usize {
         self.inner.scripts.lock().unwrap().get(key).map_or(0, VecDeque::len)
     }
@@ -114,6 +124,13 @@ async fn handle(
         let key = v.get("key").and_then(Value::as_str).unwrap_or_default().to_owned();
         let steps = v.get("steps").and_then(Value::as_array).cloned().unwrap_or_default();
         inner.scripts.lock().unwrap().entry(key).or_default().extend(steps);
+        json_response(200, &json!({ "ok": true }))
+    } else if path == "/_fake/connector-hosts" && method == Method::POST {
+        let v: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        let mut hosts = inner.hosts.lock().unwrap();
+        for (origin, target) in v.as_object().cloned().unwrap_or_default() {
+            hosts.insert(origin, target.as_str().unwrap_or_default().to_owned());
+        }
         json_response(200, &json!({ "ok": true }))
     } else if path == "/_fake/requests" {
         let key = uri.query().and_then(|q| q.strip_prefix("key=")).unwrap_or_default().to_owned();
@@ -173,6 +190,13 @@ async fn messages(inner: &Arc<Inner>, path: &str, query: &str, headers: &HeaderM
     if let Err(message) = validate(&request, path.ends_with("count_tokens")) {
         return api_error(400, "invalid_request_error", &message, &request_id);
     }
+    if let Err(message) = fake_connector::validate(&request, header("anthropic-beta").unwrap_or("")) {
+        return api_error(400, "invalid_request_error", &message, &request_id);
+    }
+    if path.ends_with("count_tokens") && request.get("mcp_servers").is_some() {
+        let m = "count_tokens does not support mcp_servers";
+        return api_error(400, "invalid_request_error", m, &request_id);
+    }
     if path.ends_with("count_tokens") {
         let estimate = (request["messages"].to_string().len() + request["tools"].to_string().len()) / 4;
         return json_response(200, &json!({ "input_tokens": estimate.max(1) }));
@@ -183,7 +207,11 @@ async fn messages(inner: &Arc<Inner>, path: &str, query: &str, headers: &HeaderM
         Err(message) => return api_error(400, "invalid_request_error", &message, &request_id),
     };
     let step = inner.scripts.lock().unwrap().get_mut(&key).and_then(VecDeque::pop_front);
-    let step = step.unwrap_or(json!({ "reply": { "content": [{ "text": "(fake Claude: nothing scripted)" }] } }));
+    let mut step = step.unwrap_or(json!({ "reply": { "content": [{ "text": "(fake Claude: nothing scripted)" }] } }));
+    let hosts = inner.hosts.lock().unwrap().clone();
+    if let Err(message) = fake_connector::run_calls(&mut step, &request, &hosts, n).await {
+        return api_error(400, "invalid_request_error", &message, &request_id);
+    }
     play(&step, &request, &request_id, n, usage)
 }
 
@@ -221,6 +249,10 @@ fn validate(req: &Value, count_only: bool) -> Result<(), String> {
     let mut names = Vec::new();
     for (i, tool) in tools.iter().enumerate() {
         let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
+        // The MCP connector's entries: `fake_connector::validate`.
+        if tool["type"] == "mcp_toolset" {
+            continue;
+        }
         // A tool the API runs itself: its versioned type names it, and it has no schema.
         if let Some(kind) = tool.get("type").and_then(Value::as_str).filter(|k| *k != "custom") {
             let known = SERVER_TOOLS.iter().find(|(prefix, _)| kind.starts_with(prefix));
@@ -572,6 +604,20 @@ fn play(step: &Value, request: &Value, request_id: &str, n: u64, usage: Usage) -
                     t["id"].as_str().map(str::to_owned).unwrap_or_else(|| format!("srvtoolu_fake_{n:04}_{}", w.index));
                 w.call("server_tool_use", &id, &t["name"], &t["input"].to_string());
                 w.chunks.push(Chunk::Wait(w.delay.max(50)));
+            } else if let Some(b) = block.get("mcp_block") {
+                // The connector's call (`fake_connector::run_calls` made it): the call streams
+                // as a tool_use does; its result comes whole once the server answered.
+                if b["type"] == "mcp_tool_use" {
+                    let mut start = b.clone();
+                    start["input"] = json!({});
+                    w.start(start);
+                    w.stream_input(&b["input"].to_string(), false);
+                    w.stop();
+                    w.chunks.push(Chunk::Wait(w.delay.max(50)));
+                } else {
+                    w.start(b.clone());
+                    w.stop();
+                }
             } else if let Some(result) = block.get("server_tool_result") {
                 w.start(result.clone());
                 w.stop();

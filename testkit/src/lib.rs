@@ -4,11 +4,12 @@
 //! - [`mcp_faults`]: an MCP endpoint per fault that real servers will not produce on demand;
 //! - [`fake_claude`]: a strict fake of the Claude Messages API ([`fake_thinking`]: its thinking
 //!   rules; [`fake_tool_fields`]: strict tools and eager input streaming;
-//!   [`fake_models`]: the Models API's list).
+//!   [`fake_models`]: the Models API's list; [`fake_connector`]: the API's MCP connector).
 //!
 //! Everything binds 127.0.0.1 and every wait is bounded.
 
 pub mod fake_claude;
+pub mod fake_connector;
 pub mod fake_models;
 pub mod fake_thinking;
 pub mod fake_tool_fields;

@@ -574,6 +574,7 @@ async fn a_denied_call_is_an_is_error_result_c31() {
         pause: None,
         binding: None,
         opening_choice: None,
+        connector: Vec::new(),
     };
     let out = h.agent.run(Vec::new(), Message::user_text("2+2"), &turn, Rc::new(|_| {})).await;
     assert_eq!(*asked.borrow(), ["calculate"]);

@@ -57,6 +57,9 @@ pub struct Turn<'a, P: Platform> {
     /// A `tool_choice` for the turn's first request only, in place of the settings' (a lesson
     /// step's); later requests of the turn use the settings'.
     pub opening_choice: Option<protocol::claude::ToolChoice>,
+    /// Servers the API calls itself through its MCP connector (`claude::connector`): not in
+    /// `servers`, never listed or called by the page; each an `mcp_toolset` in `tools`.
+    pub connector: Vec<crate::claude::connector::ConnectorServer>,
 }
 
 impl<'a, P: Platform> Turn<'a, P> {
@@ -79,6 +82,7 @@ impl<'a, P: Platform> Turn<'a, P> {
             pause: None,
             binding: None,
             opening_choice: None,
+            connector: Vec::new(),
         }
     }
 }
@@ -179,6 +183,9 @@ impl<P: Platform> Agent<P> {
         history.push(user);
         let catalog = self.aggregate(turn.servers, 1, &emit).await;
         if let Some(note) = crate::claude::server_tools::phase_one_note(&turn.settings.server_tools) {
+            self.tracer.note(Peer::Client, note);
+        }
+        if let Some(note) = crate::claude::connector::phase_one_note(&turn.connector) {
             self.tracer.note(Peer::Client, note);
         }
         let fields = catalog.tools_with(&turn.settings.server_tools, &turn.settings.tool_flags).ok().and_then(|defs| {

@@ -34,6 +34,7 @@ pub fn request(params: &CreateMessageParams, prompt: &str, settings: &ClaudeSett
         thinking: None,
         output_config: None,
         container: None,
+        mcp_servers: Vec::new(),
     }
 }
 

@@ -14,6 +14,7 @@ use super::pause::{Breakpoint, Resume};
 use super::run::{Agent, Emit, Turn, forward};
 use crate::claude::{Assembled, ClaudeError, StreamNews, caching};
 use crate::claude::{history, thinking};
+use crate::claude::connector::ConnectorServer;
 use crate::claude::{server_tools, strict};
 use crate::layer::Failure;
 use crate::platform::Platform;
@@ -121,11 +122,12 @@ impl<P: Platform> Agent<P> {
         let chosen = &turn.settings.server_tools;
         server_tools::check(chosen, turn.settings.parallel_tool_use)
             .map_err(|rule| TurnEnd::Failed(ClaudeError::ServerTools(rule)))?;
-        let tools = s
+        let mut tools = s
             .catalog
             .tools_with(chosen, &turn.settings.tool_flags)
             .and_then(|tools| strict::check(&tools).map(|_| tools))
             .map_err(|rule| TurnEnd::Failed(ClaudeError::ToolFields(rule)))?;
+        tools.extend(turn.connector.iter().map(ConnectorServer::toolset));
         // A lesson step's choice goes with the turn's first request only: forced on every request,
         // a call would be forced after every result and the loop would never end by itself.
         let choice = match (&turn.opening_choice, s.iteration) {
@@ -162,6 +164,7 @@ impl<P: Platform> Agent<P> {
             thinking: turn.settings.thinking.field(),
             output_config: turn.settings.thinking.output_config(),
             container: s.container.clone(),
+            mcp_servers: turn.connector.iter().map(ConnectorServer::entry).collect(),
         };
         let now = thinking::binding(&request.tools, request.system.as_ref());
         thinking::check_binding(&settings.model, s.binding, now, &request.messages)

@@ -34,7 +34,9 @@ impl<P: Platform> ClaudeClient<P> {
         Self { platform, tracer }
     }
 
-    fn headers(&self, settings: &ClaudeSettings) -> Headers {
+    /// The request's headers; `extra` is one more `anthropic-beta` the body needs (the MCP
+    /// connector's), joined with any the settings need.
+    fn headers(&self, settings: &ClaudeSettings, extra: Option<&'static str>) -> Headers {
         self.tracer.add_secret(&settings.api_key);
         let headers = Headers::new()
             .with("x-api-key", settings.api_key.clone())
@@ -42,10 +44,8 @@ impl<P: Platform> ClaudeClient<P> {
             .with("content-type", "application/json")
             // without it the API refuses browser calls with a 401.
             .with("anthropic-dangerous-direct-browser-access", "true");
-        match settings.thinking.beta(&settings.model) {
-            Some(beta) => headers.with("anthropic-beta", beta),
-            None => headers,
-        }
+        let betas: Vec<&str> = settings.thinking.beta(&settings.model).into_iter().chain(extra).collect();
+        if betas.is_empty() { headers } else { headers.with("anthropic-beta", betas.join(",")) }
     }
 
     /// Sends `body` with `stream: true` and returns the assembled answer, retrying what the
@@ -62,10 +62,11 @@ impl<P: Platform> ClaudeClient<P> {
         let json = serde_json::to_string(&body)
             .map_err(|e| ClaudeError::Decode { reason: e.to_string(), raw: String::new() })?;
         let summary = Some(format!("{} messages · {} tools", body.messages.len(), body.tools.len()));
+        let beta = (!body.mcp_servers.is_empty()).then_some(super::connector::BETA);
         let mut attempt = 0;
         loop {
             let result = {
-                let work = self.attempt(settings, &json, &summary, attempt, on_news).fuse();
+                let work = self.attempt(settings, (&json, beta), &summary, attempt, on_news).fuse();
                 let stop = cancel.cancelled().fuse();
                 pin_mut!(work, stop);
                 select_biased! {
@@ -112,13 +113,13 @@ impl<P: Platform> ClaudeClient<P> {
     async fn attempt(
         &self,
         settings: &ClaudeSettings,
-        body: &str,
+        (body, beta): (&str, Option<&'static str>),
         summary: &Option<String>,
         attempt: u32,
         on_news: &mut dyn FnMut(StreamNews<'_>),
     ) -> Result<Assembled, (ClaudeError, Option<Headers>)> {
         let (exchange, resp, started) =
-            self.send(settings, &settings.messages_url(), Some(body), summary.clone()).await.map_err(|e| (e, None))?;
+            self.send(settings, &settings.messages_url(), (Some(body), beta), summary.clone()).await.map_err(|e| (e, None))?;
         let request_id = resp.headers.get("request-id").map(str::to_owned);
         if resp.status != 200 {
             let headers = resp.headers.clone();
@@ -204,10 +205,10 @@ impl<P: Platform> ClaudeClient<P> {
         &self,
         settings: &ClaudeSettings,
         url: &str,
-        body: Option<&str>,
+        (body, beta): (Option<&str>, Option<&'static str>),
         summary: Option<String>,
     ) -> Result<(u64, HttpResponse, f64), ClaudeError> {
-        let headers = self.headers(settings);
+        let headers = self.headers(settings, beta);
         let method = if body.is_some() { Method::Post } else { Method::Get };
         let exchange = self.tracer.next_exchange();
         self.tracer.emit(
@@ -337,7 +338,7 @@ impl<P: Platform> ClaudeClient<P> {
         body: Option<&str>,
         summary: String,
     ) -> Result<String, ClaudeError> {
-        let (exchange, resp, started) = self.send(settings, url, body, Some(summary)).await?;
+        let (exchange, resp, started) = self.send(settings, url, (body, None), Some(summary)).await?;
         if resp.status != 200 {
             let error = self.api_error(settings, exchange, resp, started).await;
             self.outcome(exchange, started, Some(&error), 0, None, None);

@@ -3,6 +3,7 @@
 mod accumulate;
 pub mod caching;
 mod client;
+pub mod connector;
 mod error;
 pub mod history;
 pub mod listed;

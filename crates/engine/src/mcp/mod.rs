@@ -4,7 +4,7 @@
 mod api;
 mod client;
 mod connection;
-mod distance;
+pub mod distance;
 pub mod envelope;
 mod error;
 mod exchange;

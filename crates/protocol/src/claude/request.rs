@@ -5,14 +5,19 @@ use serde_json::Value;
 
 use super::Message;
 
-/// An entry of `tools`: a client tool (name, description, `input_schema`), or a tool the API
-/// runs itself (`type` names it and its version, e.g. `web_search_20250305`; no schema).
+/// An entry of `tools`: a client tool (name, description, `input_schema`), a tool the API
+/// runs itself (`type` names it and its version, e.g. `web_search_20250305`; no schema), or an
+/// MCP server's tools for the API's MCP connector (`mcp_toolset`, no name: `mcp_server_name`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ToolDef {
     /// Set for a server tool; absent (the API reads `custom`) for a client tool.
     #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub name: String,
+    /// For an `mcp_toolset`: the `name` of its entry in `mcp_servers`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp_server_name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     #[serde(default, skip_serializing_if = "Value::is_null")]
@@ -95,6 +100,19 @@ pub struct CreateMessage {
     /// The code execution container to go on in, while calls made from code wait for results.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub container: Option<String>,
+    /// MCP servers the API itself calls (the MCP connector, beta `mcp-client-2025-11-20`), each
+    /// with one `mcp_toolset` entry in `tools`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mcp_servers: Vec<McpServerUrl>,
+}
+
+/// An entry of `mcp_servers`: `{"type": "url", "url", "name", "authorization_token"?}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct McpServerUrl {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub url: String,
+    pub name: String,
 }
 
 /// The body of `count_tokens`: the same fields minus those that do not change the count.

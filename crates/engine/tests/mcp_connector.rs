@@ -1,0 +1,99 @@
+//! The API's MCP connector through the whole loop, against the strict fake Messages API and a
+//! real server (server-everything): the request names the server in `mcp_servers` with its
+//! `mcp_toolset` and the beta; the API (here the fake) lists and calls the server; the page
+//! sends the server nothing, and the call and its result are drawn on the API's own lane.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod support;
+
+use engine::agent::{Agent, Turn, TurnEnd};
+use engine::cancel::CancelToken;
+use engine::claude::ClaudeSettings;
+use engine::claude::connector::ConnectorServer;
+use engine::timeline::{Lane, RowKind, Timeline};
+use engine::trace::{Peer, TraceKind};
+use protocol::claude::Message;
+use serde_json::json;
+use std::rc::Rc;
+use support::{Native, recording_tracer};
+use testkit::fake_claude::FakeClaude;
+use testkit::real;
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_api_calls_the_server_and_the_page_sends_it_nothing() {
+    let everything = real::everything();
+    let fake = FakeClaude::start(0).await;
+    let origin = "https://everything.example.test";
+    fake.map_host(origin, &format!("http://127.0.0.1:{}", everything.port));
+    let platform = Native::new();
+    let (tracer, trace) = recording_tracer(&platform);
+    let agent = Agent::new(platform, tracer);
+    let key = "sk-connector";
+    let settings = ClaudeSettings { base_url: fake.base_url(), api_key: key.into(), ..ClaudeSettings::default() };
+    fake.script(
+        key,
+        vec![json!({"reply": {"content": [
+            {"mcp_tool_use": {"server_name": "everything", "name": "echo", "input": {"message": "through the API"}}},
+            {"text": "The server echoed it."}
+        ]}})],
+    );
+    let cancel = CancelToken::new();
+    let server = ConnectorServer::new("everything", &format!("{origin}/mcp"));
+    let turn = Turn { connector: vec![server], ..Turn::new(&settings, &[], &cancel, 4) };
+    let out = agent.run(Vec::new(), Message::user_text("Echo this"), &turn, Rc::new(|_| {})).await;
+    assert_eq!(out.end, TurnEnd::EndTurn, "{}", out.end.explain());
+
+    let sent = fake.requests(key);
+    assert_eq!(sent.len(), 1, "one request: the API ran the call within it");
+    assert_eq!(sent[0].header("anthropic-beta"), Some("mcp-client-2025-11-20"));
+    let body = sent[0].json();
+    assert_eq!(body["mcp_servers"], json!([{"type": "url", "url": format!("{origin}/mcp"), "name": "everything"}]));
+    let tools = body["tools"].as_array().unwrap();
+    assert_eq!(tools.last(), Some(&json!({"type": "mcp_toolset", "mcp_server_name": "everything"})));
+    assert!(!tools.iter().any(|t| t["name"].as_str().is_some_and(|n| n.starts_with("everything_"))));
+
+    // What Claude's answer holds, and what goes back next time: both blocks, as they came.
+    let answer = out.history.last().unwrap();
+    let kinds: Vec<&str> = answer.content.iter().map(|b| b.kind()).collect();
+    assert_eq!(kinds, ["mcp_tool_use", "mcp_tool_result", "text"]);
+    let result = &answer.content[1].0;
+    assert_eq!(result["is_error"], false);
+    assert_eq!(result["content"][0]["text"], "Echo: through the API", "the server's own answer, fetched by the API");
+
+    // The page sent the server nothing; phase 1 said why; the call is on the API's lane.
+    let trace = trace.borrow();
+    assert!(!trace.iter().any(|e| matches!(e.peer, Peer::Server(_))), "no exchange of the page's with the server");
+    let noted = trace.iter().any(|e| matches!(&e.kind, TraceKind::Note { text } if text.contains("Through the API's MCP connector: \"everything\"")));
+    assert!(noted, "phase 1 names the server the connector calls");
+    let mut timeline = Timeline::new();
+    for e in trace.iter() {
+        timeline.push(e);
+    }
+    let row = |label: &str| timeline.rows().iter().find(|r| r.label == label).cloned();
+    let call = row("mcp_tool_use echo").expect("the call's row");
+    assert_eq!(call.kind, RowKind::Arrow { from: Lane::Claude, to: Lane::ApiTools });
+    let back = row("mcp_tool_result").expect("the result's row");
+    assert_eq!(back.kind, RowKind::Arrow { from: Lane::ApiTools, to: Lane::Claude });
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_server_the_api_cannot_reach_fails_the_request_with_the_apis_word() {
+    let fake = FakeClaude::start(0).await;
+    let platform = Native::new();
+    let (tracer, _trace) = recording_tracer(&platform);
+    let agent = Agent::new(platform, tracer);
+    let key = "sk-connector-unreachable";
+    let settings = ClaudeSettings { base_url: fake.base_url(), api_key: key.into(), ..ClaudeSettings::default() };
+    fake.script(
+        key,
+        vec![json!({"reply": {"content": [{"mcp_tool_use": {"server_name": "gone", "name": "echo", "input": {}}}]}})],
+    );
+    let cancel = CancelToken::new();
+    let turn = Turn {
+        connector: vec![ConnectorServer::new("gone", "https://gone.example.test/mcp")],
+        ..Turn::new(&settings, &[], &cancel, 4)
+    };
+    let out = agent.run(Vec::new(), Message::user_text("Echo"), &turn, Rc::new(|_| {})).await;
+    let TurnEnd::Failed(e) = &out.end else { panic!("{:?}", out.end) };
+    assert!(e.to_string().contains("not reachable from the API"), "{e}");
+}
