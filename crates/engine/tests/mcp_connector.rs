@@ -6,11 +6,12 @@
 
 mod support;
 
-use engine::agent::{Agent, Turn, TurnEnd};
+use engine::agent::{Agent, ServerHandle, Turn, TurnEnd};
 use engine::cancel::CancelToken;
 use engine::claude::ClaudeSettings;
 use engine::claude::connector::ConnectorServer;
-use engine::timeline::{Lane, RowKind, Timeline};
+use engine::mcp::{Handlers, McpClient, ServerConfig};
+use engine::timeline::{Figures, Lane, RowKind, Timeline, side_by_side};
 use engine::trace::{Peer, TraceKind};
 use protocol::claude::Message;
 use serde_json::json;
@@ -96,4 +97,62 @@ async fn a_server_the_api_cannot_reach_fails_the_request_with_the_apis_word() {
     let out = agent.run(Vec::new(), Message::user_text("Echo"), &turn, Rc::new(|_| {})).await;
     let TurnEnd::Failed(e) = &out.end else { panic!("{:?}", out.end) };
     assert!(e.to_string().contains("not reachable from the API"), "{e}");
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_same_question_two_ways_who_called_what_crossed_the_network_and_the_tokens() {
+    let everything = real::everything();
+    let fake = FakeClaude::start(0).await;
+    let origin = "https://everything.example.test";
+    fake.map_host(origin, &format!("http://127.0.0.1:{}", everything.port));
+    let platform = Native::new();
+    let (tracer, trace) = recording_tracer(&platform);
+    let agent = Agent::new(platform.clone(), tracer.clone());
+    let key = "sk-connector-both";
+    let settings = ClaudeSettings { base_url: fake.base_url(), api_key: key.into(), ..ClaudeSettings::default() };
+    let input = json!({"message": "both ways"});
+    fake.script(
+        key,
+        vec![
+            // In the page's loop: Claude names the tool, the page calls the server.
+            json!({"reply": {"content": [{"tool_use": {"name": "everything_echo", "input": input}}]}}),
+            json!({"summarize": {}}),
+            // Through the connector: the API calls it within one answer.
+            json!({"reply": {"content": [
+                {"mcp_tool_use": {"server_name": "everything", "name": "echo", "input": input}},
+                {"text": "Echo: both ways"}
+            ]}}),
+        ],
+    );
+    let cancel = CancelToken::new();
+    let client = McpClient::new(platform.clone(), ServerConfig::new("ev", &everything.url), tracer, Handlers::default());
+    client.connect().await.unwrap();
+    let servers = [ServerHandle::new(Rc::new(client), "everything")];
+    let start_in_page = trace.borrow().len();
+    let in_page = Turn::new(&settings, &servers, &cancel, 4);
+    let out = agent.run(Vec::new(), Message::user_text("Echo both ways"), &in_page, Rc::new(|_| {})).await;
+    assert_eq!(out.end, TurnEnd::EndTurn, "{}", out.end.explain());
+    let start_connector = trace.borrow().len();
+    let via_api = Turn {
+        connector: vec![ConnectorServer::new("everything", &format!("{origin}/mcp"))],
+        ..Turn::new(&settings, &[], &cancel, 4)
+    };
+    let out = agent.run(Vec::new(), Message::user_text("Echo both ways"), &via_api, Rc::new(|_| {})).await;
+    assert_eq!(out.end, TurnEnd::EndTurn, "{}", out.end.explain());
+
+    let trace = trace.borrow();
+    let page = Figures::of(&trace[start_in_page..start_connector]);
+    let api = Figures::of(&trace[start_connector..]);
+    assert_eq!((page.calls_by_page, page.calls_by_api, page.claude_requests), (1, 0, 2));
+    assert_eq!((api.calls_by_page, api.calls_by_api, api.claude_requests), (0, 1, 1));
+    assert!(page.server_requests >= 2, "tools/list and tools/call: {}", page.server_requests);
+    assert_eq!((api.server_requests, api.server_bytes), (0, 0), "the page sent the server nothing");
+    assert!(page.server_bytes > 100);
+    assert!(page.input_tokens.unwrap() > 0 && api.input_tokens.unwrap() > 0);
+    assert!(page.output_tokens.is_some() && api.elapsed_ms > 0.0);
+    let rows = side_by_side(&page, &api);
+    let row = |what: &str| rows.iter().find(|r| r.what == what).cloned().unwrap();
+    assert_eq!(row("tools/call sent by this page").in_page, "1");
+    assert_eq!(row("calls the API made (mcp_tool_use)").connector, "1");
+    assert_eq!(row("bytes between the page and MCP servers").connector, "0 B");
 }

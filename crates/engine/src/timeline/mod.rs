@@ -2,6 +2,7 @@
 //! arrows between lanes (user, the page, Claude, local functions, each MCP server), grouped in
 //! the four phases. Pure logic, so the projection is tested natively; the page only draws it.
 
+mod figures;
 mod overhead;
 mod rows;
 mod story;
@@ -9,6 +10,7 @@ mod visible;
 
 mod detail;
 pub use detail::{RawStep, TwoSides, raw, request_sides, story_sides};
+pub use figures::{CompareRow, Figures, side_by_side};
 pub use overhead::{StepOverhead, step_overhead};
 pub use rows::{Badge, BadgeKind, Lane, Row, RowKind, Timeline};
 pub use story::{Step, StoryLayer, ToolStory, tool_story};

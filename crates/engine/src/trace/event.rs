@@ -102,6 +102,18 @@ impl RequestBody {
             RequestBody::Dropped { .. } => None,
         }
     }
+
+    /// Its size in bytes, kept or not.
+    pub fn len(&self) -> usize {
+        match self {
+            RequestBody::Text(t) => t.len(),
+            RequestBody::Dropped { bytes } => *bytes,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
