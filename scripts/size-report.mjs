@@ -10,9 +10,12 @@ import { join } from "node:path";
 import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 
 const BUDGET = {
-  first: { gzip: 384_500, brotli: 307_000 },
+  first: { gzip: 386_500, brotli: 309_000 },
   // Per chunk, gzip, by split point (src/chunks/).
-  chunks: { agent: 193_500, workshop: 114_000, explore: 131_500, detail: 30_000, signin: 52_500, demo: 31_000, settings: 42_000 },
+  chunks: {
+    agent: 198_000, workshop: 116_500, explore: 133_000, detail: 30_000, signin: 52_800, demo: 32_000, settings: 42_800,
+    compare: 16_000,
+  },
 };
 // Issue 21's target for the first load.
 const TARGET = { gzip: 300_000, brotli: 240_000 };

@@ -63,6 +63,8 @@ pub fn App() -> impl IntoView {
             <main class="stage">
                 <PausedBanner/>
                 <ViewingBanner/>
+                <crate::chunks::OnDemandWhen when=Signal::derive(move || svc.conversation.comparison.with(Option::is_some))
+                    what="comparison" load=crate::chunks::comparison/>
                 <ChatPanel/>
                 <TimelinePanel/>
             </main>

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use super::state::{Shown, use_services};
+use super::state::{NoticeLevel, Shown, use_services};
 use super::widgets::{Code, FailureBox};
 use engine::chat::{Block, ToolCall, ToolState, ToolStatus};
 use engine::session::ToolOutcome;
@@ -136,6 +136,16 @@ fn Item(item: Shown) -> impl IntoView {
     }
 }
 
+/// "Ask both ways" (its code is in the agent chunk, `state/both_ways.rs`).
+fn both_ways(svc: crate::state::Services) {
+    let text = svc.conversation.draft.get_untracked();
+    leptos::task::spawn_local(async move {
+        if crate::chunks::ask_both_ways(svc, text).await.is_err() {
+            svc.chat.notice(NoticeLevel::Error, crate::chunks::did_not_arrive("comparison's code"), None);
+        }
+    });
+}
+
 #[component]
 pub fn ChatPanel() -> impl IntoView {
     let svc = use_services();
@@ -199,6 +209,12 @@ pub fn ChatPanel() -> impl IntoView {
                     <Show when=move || conv.running.get() fallback=move || view! {
                         <button type="submit" class="primary"
                             prop:disabled=move || conv.draft.with(|d| d.trim().is_empty()) || svc.sessions.viewing.with(Option::is_some)>"Send"</button>
+                        <Show when=move || svc.servers.list.with(|l| !l.is_empty())>
+                            <button type="button"
+                                title="The same question in this page's loop, then through the API's MCP connector (the API calls the server), compared"
+                                prop:disabled=move || conv.draft.with(|d| d.trim().is_empty()) || svc.sessions.viewing.with(Option::is_some)
+                                on:click=move |_| both_ways(svc)>"Ask both ways"</button>
+                        </Show>
                     }>
                         <button type="button" class="danger" on:click=move |_| svc.stop_turn()>"Stop"</button>
                     </Show>

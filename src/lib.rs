@@ -10,6 +10,7 @@
 mod app;
 mod chat;
 mod chunks;
+mod comparison;
 mod dialogs;
 mod loop_settings;
 pub mod platform;

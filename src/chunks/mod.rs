@@ -82,6 +82,22 @@ split_point! {
 }
 
 split_point! {
+    /// "Ask both ways": the question in the page's loop, then through the API's MCP connector,
+    /// compared (`state/both_ways.rs`).
+    compare, preload preload_compare: fn ask_both_ways(svc: crate::state::Services, text: String) -> Result<(), ChunkMissing> {
+        svc.conversation.ask_both_ways(svc, text);
+        Ok(())
+    }
+}
+
+split_point! {
+    /// The comparison's panel, once both ways ran.
+    compare: fn comparison() {
+        Ok(ViewFn::from(|| crate::comparison::ComparisonPanel().into_any()))
+    }
+}
+
+split_point! {
     /// The timeline's detail pane: a row's story, its request views and raw events.
     detail, preload preload_detail: fn detail() {
         Ok(ViewFn::from(|| crate::timeline::DetailPane().into_any()))
@@ -122,6 +138,7 @@ fn prefetch_when_idle() {
             let _ = preload_detail().await;
             let _ = preload_workshop().await;
             let _ = preload_signin().await;
+            let _ = preload_compare().await;
             let _ = demo::preload_demo().await;
         })
     };

@@ -11,6 +11,7 @@ use super::dialogs::{Answer, DialogKind};
 use crate::chunks::{TurnInput, TurnOptions, did_not_arrive, run_turn};
 use engine::agent::{Approver, AskWhy, Consent, Driver, Teach, Turn, approval};
 use engine::cancel::CancelToken;
+use engine::claude::connector::ConnectorServer;
 use engine::trace::RouteTarget;
 use protocol::claude::{Message, ToolUse};
 
@@ -22,10 +23,10 @@ pub struct Conversation {
     binding: StoredValue<Option<u64>>,
     cancel: StoredValue<Option<CancelToken>, LocalStorage>,
     /// The last message the user sent, for Retry.
-    last: StoredValue<Option<(String, usize)>>,
+    pub(super) last: StoredValue<Option<(String, usize)>>,
     /// Which conversation this is: bumped by New conversation and by a history put in place
     /// (a session opened or closed). A turn that outlives its conversation writes nothing.
-    epoch: StoredValue<u64>,
+    pub(super) epoch: StoredValue<u64>,
     pub running: RwSignal<bool>,
     /// Whether Retry makes sense (the last turn did not end normally).
     pub can_retry: RwSignal<bool>,
@@ -33,6 +34,18 @@ pub struct Conversation {
     /// The teaching switch, for the next turn only (never saved): a mistake made on purpose in
     /// its first request that can show it (`engine::agent::Teach`).
     pub teach_next: RwSignal<Option<Teach>>,
+    /// The last "Ask both ways" (`both_ways.rs`), once both runs ended.
+    pub comparison: RwSignal<Option<super::both_ways::Comparison>>,
+}
+
+/// How a turn's tool calls reach the MCP servers.
+#[derive(Clone)]
+pub enum Way {
+    /// The page's loop routes every call (the article's loop); the outcome is the conversation's.
+    InPage,
+    /// A comparison run from `history` (the conversation before the question), the API's MCP
+    /// connector calling `servers`; its outcome is not kept.
+    Connector { history: Vec<Message>, servers: Vec<ConnectorServer> },
 }
 
 impl Conversation {
@@ -47,6 +60,7 @@ impl Conversation {
             can_retry: RwSignal::new(false),
             draft: RwSignal::new(String::new()),
             teach_next: RwSignal::new(None),
+            comparison: RwSignal::new(None),
         }
     }
 
@@ -85,6 +99,7 @@ impl Conversation {
         self.binding.set_value(None);
         self.last.set_value(None);
         self.can_retry.set(false);
+        self.comparison.set(None);
         svc.chat.clear();
     }
 
@@ -96,7 +111,7 @@ impl Conversation {
     }
 
     /// Whether the conversation a turn began in is still the page's.
-    fn current(&self, epoch: u64) -> bool {
+    pub(super) fn current(&self, epoch: u64) -> bool {
         self.epoch.get_value() == epoch
     }
 
@@ -129,9 +144,20 @@ impl Conversation {
 
     /// Starts a turn now and returns the rest of it, to await (a replay runs turns in order).
     pub fn turn(&self, svc: Services, text: String) -> impl std::future::Future<Output = ()> + 'static {
+        self.turn_with(svc, text, Way::InPage)
+    }
+
+    /// Starts a turn whose calls go the `way` given.
+    pub(super) fn turn_with(
+        &self,
+        svc: Services,
+        text: String,
+        way: Way,
+    ) -> impl std::future::Future<Output = ()> + 'static {
         let this = *self;
         svc.chat.user(text.clone());
-        let teach = this.teach_next.get_untracked();
+        let keep = matches!(way, Way::InPage);
+        let teach = this.teach_next.get_untracked().filter(|_| keep);
         if let Some(teach) = teach {
             this.teach_next.set(None);
             svc.chat.notice(NoticeLevel::Warning, teach.announce(), None);
@@ -144,10 +170,15 @@ impl Conversation {
         let settings = svc.settings.claude();
         let data = svc.settings.data.get_untracked();
         svc.chat.set_demo(data.demo);
-        let servers = svc.servers.handles();
+        let mut servers = svc.servers.handles();
+        let (history, binding, connector) = match way {
+            Way::InPage => (this.history.get_value(), this.binding.get_value(), Vec::new()),
+            Way::Connector { history, servers: via } => {
+                servers.retain(|h| !via.iter().any(|v| v.label == h.label));
+                (history, None, via)
+            }
+        };
         let (agent, faults) = svc.runtime(|r| (r.agent.clone(), r.faults.clone()));
-        let history = this.history.get_value();
-        let binding = this.binding.get_value();
         let approve: Approver = Rc::new(move |t: &ToolUse, target: &RouteTarget, why: &AskWhy| {
             let kind = DialogKind::Approval {
                 tool: t.name.clone(),
@@ -170,6 +201,7 @@ impl Conversation {
             pause: Some(svc.pausing.pauser()),
             binding,
             opening_choice,
+            connector,
             ..turn
         });
         async move {
@@ -203,12 +235,14 @@ impl Conversation {
                 // New conversation (or a session opened) while it ran: it ended with its own.
                 return;
             }
-            this.history.set_value(outcome.history);
-            this.binding.set_value(outcome.binding);
+            if keep {
+                this.history.set_value(outcome.history);
+                this.binding.set_value(outcome.binding);
+            }
             this.cancel.set_value(None);
             // Stepping through a turn ends with it.
             svc.pausing.step.set(false);
-            this.can_retry.set(!outcome.end.is_finished());
+            this.can_retry.set(keep && !outcome.end.is_finished());
             svc.chat.ended(&outcome.end);
             this.running.set(false);
         }

@@ -2,6 +2,7 @@
 //! handles) with command methods, instead of signals threaded through props.
 
 mod auth;
+mod both_ways;
 mod chat;
 mod connect;
 mod connection;

@@ -21,7 +21,9 @@ pub fn validate(req: &Value, betas: &str) -> Result<(), String> {
     let servers = req.get("mcp_servers").and_then(Value::as_array).cloned().unwrap_or_default();
     let toolsets: Vec<&str> = req["tools"]
         .as_array()
-        .map(|t| t.iter().filter(|t| t["type"] == "mcp_toolset").filter_map(|t| t["mcp_server_name"].as_str()).collect())
+        .map(|t| {
+            t.iter().filter(|t| t["type"] == "mcp_toolset").filter_map(|t| t["mcp_server_name"].as_str()).collect()
+        })
         .unwrap_or_default();
     if servers.is_empty() && toolsets.is_empty() {
         return Ok(());
@@ -75,7 +77,9 @@ pub async fn run_calls(step: &mut Value, req: &Value, hosts: &HashMap<String, St
         };
         let url = server["url"].as_str().unwrap_or("");
         let target = mapped(url, hosts).ok_or_else(|| {
-            format!("Could not connect to MCP server '{server_name}' at {url}: the address is not reachable from the API")
+            format!(
+                "Could not connect to MCP server '{server_name}' at {url}: the address is not reachable from the API"
+            )
         })?;
         let id = format!("mcptoolu_fake_{n:04}_{k}");
         let (content, is_error) = match call_tool(&target, call["name"].as_str().unwrap_or(""), &call["input"]).await {
@@ -121,14 +125,18 @@ async fn rpc(
     let resp = req.body(body.to_string()).send().await.map_err(|e| format!("the connector could not connect: {e}"))?;
     let session = resp.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::to_owned);
     let status = resp.status();
-    let sse = resp.headers().get("content-type").and_then(|v| v.to_str().ok()).is_some_and(|t| t.contains("event-stream"));
+    let sse =
+        resp.headers().get("content-type").and_then(|v| v.to_str().ok()).is_some_and(|t| t.contains("event-stream"));
     let text = resp.text().await.map_err(|e| format!("the connector could not read the answer: {e}"))?;
     if !status.is_success() {
         return Err(format!("the server answered HTTP {status}"));
     }
     let Some(id) = body.get("id") else { return Ok((None, session)) };
     let messages: Vec<Value> = if sse {
-        text.lines().filter_map(|l| l.strip_prefix("data:")).filter_map(|d| serde_json::from_str(d.trim()).ok()).collect()
+        text.lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .filter_map(|d| serde_json::from_str(d.trim()).ok())
+            .collect()
     } else {
         serde_json::from_str(&text).into_iter().collect()
     };
@@ -150,11 +158,13 @@ async fn call_tool(url: &str, name: &str, input: &Value) -> Result<Value, String
     let s = session.as_deref();
     rpc(&http, url, s, json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })).await?;
     let (list, _) = rpc(&http, url, s, json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list" })).await?;
-    let listed = list.as_ref().and_then(|l| l.pointer("/result/tools")).and_then(Value::as_array).cloned().unwrap_or_default();
+    let listed =
+        list.as_ref().and_then(|l| l.pointer("/result/tools")).and_then(Value::as_array).cloned().unwrap_or_default();
     if !listed.iter().any(|t| t["name"] == name) {
         return Err(format!("Tool '{name}' not found on the MCP server"));
     }
-    let call = json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": { "name": name, "arguments": input } });
+    let call =
+        json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": { "name": name, "arguments": input } });
     let (answer, _) = rpc(&http, url, s, call).await?;
     let answer = answer.ok_or("the server sent no answer to tools/call")?;
     if let Some(e) = answer.get("error") {

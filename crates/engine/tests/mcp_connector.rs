@@ -39,7 +39,7 @@ async fn the_api_calls_the_server_and_the_page_sends_it_nothing() {
         ]}})],
     );
     let cancel = CancelToken::new();
-    let server = ConnectorServer::new("everything", &format!("{origin}/mcp"));
+    let server = ConnectorServer::new("ev", "everything", &format!("{origin}/mcp"));
     let turn = Turn { connector: vec![server], ..Turn::new(&settings, &[], &cancel, 4) };
     let out = agent.run(Vec::new(), Message::user_text("Echo this"), &turn, Rc::new(|_| {})).await;
     assert_eq!(out.end, TurnEnd::EndTurn, "{}", out.end.explain());
@@ -91,7 +91,7 @@ async fn a_server_the_api_cannot_reach_fails_the_request_with_the_apis_word() {
     );
     let cancel = CancelToken::new();
     let turn = Turn {
-        connector: vec![ConnectorServer::new("gone", "https://gone.example.test/mcp")],
+        connector: vec![ConnectorServer::new("gone", "gone", "https://gone.example.test/mcp")],
         ..Turn::new(&settings, &[], &cancel, 4)
     };
     let out = agent.run(Vec::new(), Message::user_text("Echo"), &turn, Rc::new(|_| {})).await;
@@ -125,7 +125,8 @@ async fn the_same_question_two_ways_who_called_what_crossed_the_network_and_the_
         ],
     );
     let cancel = CancelToken::new();
-    let client = McpClient::new(platform.clone(), ServerConfig::new("ev", &everything.url), tracer, Handlers::default());
+    let client =
+        McpClient::new(platform.clone(), ServerConfig::new("ev", &everything.url), tracer, Handlers::default());
     client.connect().await.unwrap();
     let servers = [ServerHandle::new(Rc::new(client), "everything")];
     let start_in_page = trace.borrow().len();
@@ -134,15 +135,16 @@ async fn the_same_question_two_ways_who_called_what_crossed_the_network_and_the_
     assert_eq!(out.end, TurnEnd::EndTurn, "{}", out.end.explain());
     let start_connector = trace.borrow().len();
     let via_api = Turn {
-        connector: vec![ConnectorServer::new("everything", &format!("{origin}/mcp"))],
+        connector: vec![ConnectorServer::new("ev", "everything", &format!("{origin}/mcp"))],
         ..Turn::new(&settings, &[], &cancel, 4)
     };
     let out = agent.run(Vec::new(), Message::user_text("Echo both ways"), &via_api, Rc::new(|_| {})).await;
     assert_eq!(out.end, TurnEnd::EndTurn, "{}", out.end.explain());
 
     let trace = trace.borrow();
-    let page = Figures::of(&trace[start_in_page..start_connector]);
-    let api = Figures::of(&trace[start_connector..]);
+    let compared = ["ev".to_owned()];
+    let page = Figures::of(&trace[start_in_page..start_connector], &compared);
+    let api = Figures::of(&trace[start_connector..], &compared);
     assert_eq!((page.calls_by_page, page.calls_by_api, page.claude_requests), (1, 0, 2));
     assert_eq!((api.calls_by_page, api.calls_by_api, api.claude_requests), (0, 1, 1));
     assert!(page.server_requests >= 2, "tools/list and tools/call: {}", page.server_requests);
@@ -152,7 +154,7 @@ async fn the_same_question_two_ways_who_called_what_crossed_the_network_and_the_
     assert!(page.output_tokens.is_some() && api.elapsed_ms > 0.0);
     let rows = side_by_side(&page, &api);
     let row = |what: &str| rows.iter().find(|r| r.what == what).cloned().unwrap();
-    assert_eq!(row("tools/call sent by this page").in_page, "1");
+    assert_eq!(row("tools/call this page sent to them").in_page, "1");
     assert_eq!(row("calls the API made (mcp_tool_use)").connector, "1");
-    assert_eq!(row("bytes between the page and MCP servers").connector, "0 B");
+    assert_eq!(row("bytes between the page and them").connector, "0 B");
 }

@@ -118,8 +118,10 @@ impl<P: Platform> ClaudeClient<P> {
         attempt: u32,
         on_news: &mut dyn FnMut(StreamNews<'_>),
     ) -> Result<Assembled, (ClaudeError, Option<Headers>)> {
-        let (exchange, resp, started) =
-            self.send(settings, &settings.messages_url(), (Some(body), beta), summary.clone()).await.map_err(|e| (e, None))?;
+        let (exchange, resp, started) = self
+            .send(settings, &settings.messages_url(), (Some(body), beta), summary.clone())
+            .await
+            .map_err(|e| (e, None))?;
         let request_id = resp.headers.get("request-id").map(str::to_owned);
         if resp.status != 200 {
             let headers = resp.headers.clone();

@@ -17,6 +17,8 @@ pub const BETA: &str = "mcp-client-2025-11-20";
 /// A server the API calls for this turn.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConnectorServer {
+    /// The server's id in the page (its lane on the timeline).
+    pub id: String,
     /// Its `name` in `mcp_servers` (the server's label as a tool-name prefix, unique per page).
     pub name: String,
     pub url: String,
@@ -45,7 +47,8 @@ pub enum NotReachable {
     )]
     NeedsSignIn,
     #[error(
-        "it needs headers the connector cannot send ({}): the connector sends a bearer token at most",
+        "it is given credentials ({}) that the connector cannot send (it sends a bearer token at most), and \
+         Loopscope does not hand them to another host",
         names.join(", ")
     )]
     NeedsHeaders { names: Vec<String> },
@@ -57,7 +60,8 @@ pub struct Reachability<'a> {
     pub url: &'a str,
     /// The server asked for authorization (or the page holds a token for it).
     pub signs_in: bool,
-    /// Names of the headers (and query credentials) the user gave for it.
+    /// Names of the headers and query credentials the user gave for it (`server_address`
+    /// moves secret-looking query parameters out of the address into these).
     pub credentials: &'a [String],
 }
 
@@ -86,9 +90,14 @@ pub fn reach(r: Reachability<'_>) -> Result<(), NotReachable> {
 }
 
 impl ConnectorServer {
-    /// The server for a card labelled `label` at `url` (the label made a name the API takes).
-    pub fn new(label: &str, url: &str) -> Self {
-        Self { name: crate::agent::catalog::slug(label), url: url.to_owned(), label: label.to_owned() }
+    /// The server `id`, labelled `label`, at `url` (the label made a name the API takes).
+    pub fn new(id: &str, label: &str, url: &str) -> Self {
+        Self {
+            id: id.to_owned(),
+            name: crate::agent::catalog::slug(label),
+            url: url.to_owned(),
+            label: label.to_owned(),
+        }
     }
 
     /// Its entry in `mcp_servers`.
@@ -114,6 +123,44 @@ pub fn phase_one_note(servers: &[ConnectorServer]) -> Option<String> {
          mcp_tool_use and mcp_tool_result blocks. This page sends no tools/list and no tools/call to them.",
         names.join(", ")
     ))
+}
+
+/// A server the connector cannot call, by its card's label, and why.
+pub type Refused = (String, NotReachable);
+
+fn refused_words(refused: &[Refused]) -> String {
+    refused.iter().map(|(label, why)| format!("\"{label}\": {why}.")).collect::<Vec<_>>().join(" ")
+}
+
+/// Why "Ask both ways" compares nothing with the demo model on.
+pub const DEMO_MODEL: &str = "Nothing to compare: the demo model answers in this page, and the MCP connector is \
+    the real API's (Anthropic's servers call the MCP server). Turn the demo model off and give an API key.";
+
+/// Why "Ask both ways" compares nothing: no connected server is one the connector can call.
+pub fn none_reachable(refused: &[Refused]) -> String {
+    if refused.is_empty() {
+        return "Nothing to compare: connect a server first (the connector calls a public https:// server).".to_owned();
+    }
+    format!(
+        "Nothing to compare: the API's MCP connector can reach none of the connected servers. {}",
+        refused_words(refused)
+    )
+}
+
+/// What the chat says before the second run of "Ask both ways".
+pub fn announce(via: &[ConnectorServer], refused: &[Refused]) -> String {
+    let names: Vec<String> = via.iter().map(|s| format!("\"{}\"", s.label)).collect();
+    let stays = if refused.is_empty() {
+        String::new()
+    } else {
+        format!(" Left in the page's loop: {}", refused_words(refused))
+    };
+    format!(
+        "The same question again, through the API's MCP connector: the API calls {} itself, without asking this \
+         page (approvals, breakpoints and injected faults do not reach its calls).{stays} A comparison: the \
+         conversation goes on from the first answer.",
+        names.join(", ")
+    )
 }
 
 #[cfg(test)]
@@ -148,7 +195,7 @@ mod tests {
 
     #[test]
     fn a_server_becomes_one_mcp_servers_entry_and_one_toolset() {
-        let s = ConnectorServer::new("My Tools", "https://mcp.example.com/mcp");
+        let s = ConnectorServer::new("s1", "My Tools", "https://mcp.example.com/mcp");
         assert_eq!(
             serde_json::to_value(s.entry()).unwrap(),
             json!({"type": "url", "url": "https://mcp.example.com/mcp", "name": "my_tools"})
@@ -158,6 +205,15 @@ mod tests {
             json!({"type": "mcp_toolset", "mcp_server_name": "my_tools"})
         );
         assert!(phase_one_note(&[]).is_none());
-        assert!(phase_one_note(&[s]).unwrap().contains("This page sends no tools/list and no tools/call"));
+        assert!(
+            phase_one_note(std::slice::from_ref(&s))
+                .unwrap()
+                .contains("This page sends no tools/list and no tools/call")
+        );
+        let refused = vec![("local".to_owned(), NotReachable::ThisMachine { host: "127.0.0.1".into() })];
+        let said = announce(&[s], &refused);
+        assert!(said.contains("the API calls \"My Tools\" itself, without asking"), "{said}");
+        assert!(said.contains("Left in the page's loop: \"local\": 127.0.0.1 is this machine"), "{said}");
+        assert!(none_reachable(&refused).starts_with("Nothing to compare: the API's MCP connector can reach none"));
     }
 }

@@ -10,15 +10,15 @@ use crate::trace::{Peer, RouteTarget, TraceEvent, TraceKind};
 /// One turn's figures.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Figures {
-    /// `tools/call` requests this page sent to MCP servers.
+    /// `tools/call` requests this page sent to the compared servers.
     pub calls_by_page: usize,
     /// Calls the API made itself (`mcp_tool_use`: the MCP connector).
     pub calls_by_api: usize,
     /// Functions in the page that ran.
     pub local_calls: usize,
-    /// HTTP requests from the page to MCP servers (lists and calls alike).
+    /// HTTP requests from the page to the compared servers (lists and calls alike).
     pub server_requests: usize,
-    /// Bytes of bodies between the page and MCP servers, both ways.
+    /// Bytes of bodies between the page and the compared servers, both ways.
     pub server_bytes: u64,
     /// Messages API requests, and the bytes of their bodies (both ways).
     pub claude_requests: usize,
@@ -32,8 +32,10 @@ pub struct Figures {
 }
 
 impl Figures {
-    /// The figures of the turn whose events are `events` (from its `UserMessage` to its end).
-    pub fn of(events: &[TraceEvent]) -> Figures {
+    /// The figures of the turn whose events are `events` (from its `UserMessage` to its end),
+    /// counting the page's exchanges with the servers `compared` (ids) only: a server the
+    /// connector could not call is in the page's loop both times, and would blur the difference.
+    pub fn of(events: &[TraceEvent], compared: &[String]) -> Figures {
         let mut f = Figures::default();
         let mut server_exchanges = HashSet::new();
         let mut claude_exchanges = HashSet::new();
@@ -45,7 +47,7 @@ impl Figures {
         };
         for e in events {
             match (&e.peer, &e.kind) {
-                (Peer::Server(_), TraceKind::HttpRequest { exchange, body, .. }) => {
+                (Peer::Server(id), TraceKind::HttpRequest { exchange, body, .. }) if compared.contains(id) => {
                     server_exchanges.insert(*exchange);
                     f.server_requests += 1;
                     f.server_bytes += body.as_ref().map_or(0, |b| b.len() as u64);
@@ -79,7 +81,11 @@ impl Figures {
                     add(&mut input, i);
                     add(&mut output, o);
                 }
-                (_, TraceKind::Route { target: RouteTarget::Server { .. }, .. }) => f.calls_by_page += 1,
+                (_, TraceKind::Route { target: RouteTarget::Server { server_id, .. }, .. })
+                    if compared.contains(server_id) =>
+                {
+                    f.calls_by_page += 1
+                }
                 (_, TraceKind::LocalCall { .. }) => f.local_calls += 1,
                 (_, TraceKind::ApiBlock { kind, .. }) if kind == "mcp_tool_use" => f.calls_by_api += 1,
                 _ => {}
@@ -133,15 +139,15 @@ fn seconds(ms: f64) -> String {
     format!("{} s", crate::num::fixed(ms / 1000.0, 2))
 }
 
-/// The two ways side by side, one row per figure.
+/// The two ways side by side, one row per figure ("them": the servers compared).
 pub fn side_by_side(in_page: &Figures, connector: &Figures) -> Vec<CompareRow> {
     let row = |what, f: fn(&Figures) -> String| CompareRow { what, in_page: f(in_page), connector: f(connector) };
     vec![
-        row("tools/call sent by this page", |f| f.calls_by_page.to_string()),
+        row("tools/call this page sent to them", |f| f.calls_by_page.to_string()),
         row("calls the API made (mcp_tool_use)", |f| f.calls_by_api.to_string()),
         row("functions run in the page", |f| f.local_calls.to_string()),
-        row("HTTP requests from the page to MCP servers", |f| f.server_requests.to_string()),
-        row("bytes between the page and MCP servers", |f| bytes(f.server_bytes)),
+        row("HTTP requests from the page to them", |f| f.server_requests.to_string()),
+        row("bytes between the page and them", |f| bytes(f.server_bytes)),
         row("Messages API requests", |f| f.claude_requests.to_string()),
         row("bytes between the page and the Messages API", |f| bytes(f.claude_bytes)),
         row("input tokens (all requests)", |f| tokens(f.input_tokens)),
