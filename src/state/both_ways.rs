@@ -26,14 +26,7 @@ pub struct Comparison {
 impl Conversation {
     /// Asks `text` both ways, if the connector can reach any connected server; else says why not.
     pub fn ask_both_ways(&self, svc: Services, text: String) {
-        let text = text.trim().to_owned();
-        if text.is_empty() || self.running.get_untracked() {
-            return;
-        }
-        if let Err(why) = svc.settings.ready() {
-            svc.chat.notice(NoticeLevel::Error, why.to_string(), None);
-            return;
-        }
+        let Some(text) = self.question(svc, &text) else { return };
         if svc.settings.data.with_untracked(|d| d.demo) {
             svc.chat.notice(NoticeLevel::Error, connector::DEMO_MODEL, None);
             return;

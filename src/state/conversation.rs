@@ -123,16 +123,23 @@ impl Conversation {
         }
     }
 
-    /// Sends `text` as the user's next message and runs the loop until Claude stops.
-    pub fn send(&self, svc: Services, text: String) {
-        let text = text.trim().to_owned();
+    /// `text` as the next question, if one can be asked now: not empty, no turn running, the
+    /// settings ready (else the chat says what is missing).
+    pub(super) fn question(&self, svc: Services, text: &str) -> Option<String> {
+        let text = text.trim();
         if text.is_empty() || self.running.get_untracked() {
-            return;
+            return None;
         }
         if let Err(why) = svc.settings.ready() {
             svc.chat.notice(NoticeLevel::Error, why.to_string(), None);
-            return;
+            return None;
         }
+        Some(text.to_owned())
+    }
+
+    /// Sends `text` as the user's next message and runs the loop until Claude stops.
+    pub fn send(&self, svc: Services, text: String) {
+        let Some(text) = self.question(svc, &text) else { return };
         self.last.set_value(Some((text.clone(), self.history_len())));
         self.draft.set(String::new());
         self.run(svc, text);

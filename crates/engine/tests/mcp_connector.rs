@@ -20,12 +20,20 @@ use support::{Native, recording_tracer};
 use testkit::fake_claude::FakeClaude;
 use testkit::real;
 
-#[tokio::test(flavor = "current_thread")]
-async fn the_api_calls_the_server_and_the_page_sends_it_nothing() {
+/// server-everything, and the fake API reaching it at the public-looking `ORIGIN`.
+async fn everything_behind_origin() -> (real::RealServer, FakeClaude) {
     let everything = real::everything();
     let fake = FakeClaude::start(0).await;
-    let origin = "https://everything.example.test";
-    fake.map_host(origin, &format!("http://127.0.0.1:{}", everything.port));
+    fake.map_host(ORIGIN, &format!("http://127.0.0.1:{}", everything.port));
+    (everything, fake)
+}
+
+const ORIGIN: &str = "https://everything.example.test";
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_api_calls_the_server_and_the_page_sends_it_nothing() {
+    let (_everything, fake) = everything_behind_origin().await;
+    let origin = ORIGIN;
     let platform = Native::new();
     let (tracer, trace) = recording_tracer(&platform);
     let agent = Agent::new(platform, tracer);
@@ -101,10 +109,8 @@ async fn a_server_the_api_cannot_reach_fails_the_request_with_the_apis_word() {
 
 #[tokio::test(flavor = "current_thread")]
 async fn the_same_question_two_ways_who_called_what_crossed_the_network_and_the_tokens() {
-    let everything = real::everything();
-    let fake = FakeClaude::start(0).await;
-    let origin = "https://everything.example.test";
-    fake.map_host(origin, &format!("http://127.0.0.1:{}", everything.port));
+    let (everything, fake) = everything_behind_origin().await;
+    let origin = ORIGIN;
     let platform = Native::new();
     let (tracer, trace) = recording_tracer(&platform);
     let agent = Agent::new(platform.clone(), tracer.clone());
