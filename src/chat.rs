@@ -224,6 +224,10 @@ pub fn ChatPanel() -> impl IntoView {
                     <Show when=move || conv.can_retry.get() && !conv.running.get()>
                         <button type="button" on:click=move |_| conv.retry(svc)>"Retry"</button>
                     </Show>
+                    <Show when=move || conv.offer_new.with(Option::is_some) && !conv.running.get()>
+                        <button type="button" title="The same question, in a new conversation that uses the tools and system prompt as they are now"
+                            on:click=move |_| conv.ask_anew(svc)>"Ask in a new conversation"</button>
+                    </Show>
                 </div>
             </form>
         </section>

@@ -34,6 +34,9 @@ pub struct Conversation {
     /// The teaching switch, for the next turn only (never saved): a mistake made on purpose in
     /// its first request that can show it (`engine::agent::Teach`).
     pub teach_next: RwSignal<Option<Teach>>,
+    /// A question the last turn could not ask in this conversation but can in a new one (its
+    /// thinking is bound to tools or a system prompt that changed): offered with a button.
+    pub offer_new: RwSignal<Option<String>>,
     /// The last "Ask both ways" (`both_ways.rs`), once both runs ended.
     pub comparison: RwSignal<Option<super::both_ways::Comparison>>,
 }
@@ -61,6 +64,7 @@ impl Conversation {
             draft: RwSignal::new(String::new()),
             teach_next: RwSignal::new(None),
             comparison: RwSignal::new(None),
+            offer_new: RwSignal::new(None),
         }
     }
 
@@ -100,6 +104,7 @@ impl Conversation {
         self.last.set_value(None);
         self.can_retry.set(false);
         self.comparison.set(None);
+        self.offer_new.set(None);
         svc.chat.clear();
     }
 
@@ -137,6 +142,14 @@ impl Conversation {
         Some(text.to_owned())
     }
 
+    /// Asks the offered question again in a new conversation.
+    pub fn ask_anew(&self, svc: Services) {
+        if let Some(text) = self.offer_new.get_untracked() {
+            self.reset(svc);
+            self.send(svc, text);
+        }
+    }
+
     /// Sends `text` as the user's next message and runs the loop until Claude stops.
     pub fn send(&self, svc: Services, text: String) {
         let Some(text) = self.question(svc, &text) else { return };
@@ -164,6 +177,8 @@ impl Conversation {
         let this = *self;
         svc.chat.user(text.clone());
         let keep = matches!(way, Way::InPage);
+        this.offer_new.set(None);
+        let asked = text.clone();
         let teach = this.teach_next.get_untracked().filter(|_| keep);
         if let Some(teach) = teach {
             this.teach_next.set(None);
@@ -250,6 +265,9 @@ impl Conversation {
             // Stepping through a turn ends with it.
             svc.pausing.step.set(false);
             this.can_retry.set(keep && !outcome.end.is_finished());
+            if keep && outcome.end.wants_new_conversation() {
+                this.offer_new.set(Some(asked));
+            }
             svc.chat.ended(&outcome.end);
             this.running.set(false);
         }

@@ -67,10 +67,33 @@ fn binds(model: &str) -> bool {
         .any(|p| model.starts_with(p))
 }
 
-/// What a block made for this request is bound to, on the models that bind.
+/// What a block made for this request is bound to, on the models that bind: the `tools` set and
+/// `system`, where changing `cache_control` and adding a `defer_loading` tool are allowed
+/// (preserved-thinking, "what keeps a block valid").
 fn bound_to(req: &Value) -> Option<String> {
     let model = req["model"].as_str().unwrap_or_default();
-    binds(model).then(|| digest(&format!("{}\n{}", req["tools"], req["system"])))
+    let unmarked = |v: &Value| -> Vec<Value> {
+        v.as_array()
+            .map(|items| {
+                items
+                    .iter()
+                    .filter(|t| t["defer_loading"] != true)
+                    .map(|t| {
+                        let mut t = t.clone();
+                        if let Some(o) = t.as_object_mut() {
+                            o.remove("cache_control");
+                        }
+                        t
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let system = match &req["system"] {
+        Value::Array(_) => Value::Array(unmarked(&req["system"])),
+        other => other.clone(),
+    };
+    binds(model).then(|| digest(&format!("{}\n{}", Value::Array(unmarked(&req["tools"])), system)))
 }
 
 /// The signature of a block whose full reasoning is `text`; `omitted` when its text was not sent.

@@ -2,7 +2,8 @@
 // thinking in the chat and on Claude's lane, the rule named before sending, and the teaching
 // switch that alters a thinking block so the API's 400 can be seen.
 import { test, expect } from "@playwright/test";
-import { ask, openApp, openRow, reply, requests, script, snap, timelineRow, toolUse, useFakeClaude, watchConsole } from "./support.mjs";
+import { URLS } from "./fixtures.mjs";
+import { addServer, ask, openApp, openRow, reply, requests, script, snap, timelineRow, toolUse, useFakeClaude, watchConsole } from "./support.mjs";
 
 async function thinkingSettings(page, { model, mode, effort, display }) {
   await page.getByText("Model and request").click();
@@ -104,5 +105,33 @@ test("the teaching switch alters a thinking block: the API's 400 is shown, and R
   await page.getByRole("button", { name: "Retry" }).click();
   await expect(page.getByRole("button", { name: "Stop", exact: true })).toBeHidden({ timeout: 30_000 });
   await expect(chat.getByText(/Tool results — .*391/)).toBeVisible();
+  console.expectNone();
+});
+
+test("a server added after Claude thought: the rule named before sending, and the question offered in a new conversation", async ({ page }) => {
+  const console = watchConsole(page);
+  await openApp(page);
+  const key = "sk-e2e-thinking-rebound";
+  await useFakeClaude(page, key);
+  await thinkingSettings(page, { model: "claude-opus-5-5", mode: "adaptive", display: "summarized" });
+  await page.getByText("Model and request").click();
+  await script(key, [reply({ thinking: "A greeting." }, { text: "Hello." })]);
+  await ask(page, "Hi");
+  await addServer(page, URLS.everything, "everything");
+  await ask(page, "Echo hi");
+  const chat = page.getByRole("log", { name: "Conversation" });
+  await expect(chat.getByRole("alert")).toContainText(/binds to the tools and system prompt it was made with, and they changed since/);
+  expect(await requests(key)).toHaveLength(1);
+  const anew = page.getByRole("button", { name: "Ask in a new conversation" });
+  await expect(anew).toBeVisible();
+  await snap(page, "thinking-rebound-offer");
+
+  await script(key, [reply({ thinking: "Echo it." }, toolUse("everything_echo", { message: "hi" })), { summarize: {} }]);
+  await anew.click();
+  await expect(chat.getByText(/Tool results — .*Echo: hi/)).toBeVisible();
+  const sent = await requests(key);
+  expect(sent[1].messages.map((m) => m.role)).toEqual(["user"]);
+  expect(sent[1].messages[0].content[0].text).toBe("Echo hi");
+  await expect(anew).toBeHidden();
   console.expectNone();
 });

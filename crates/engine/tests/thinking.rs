@@ -264,3 +264,52 @@ async fn a_named_tool_choice_is_sent_and_a_name_not_offered_is_caught_before_sen
         out.end
     );
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_server_added_mid_conversation_keeps_the_thinking_valid_only_when_its_tools_are_deferred() {
+    use engine::agent::ServerHandle;
+    use engine::claude::server_tools::ServerTool;
+    use engine::mcp::{Handlers, McpClient, ServerConfig};
+    let everything = testkit::real::everything();
+    let h = Harness::new("sk-bind-deferred").await;
+    let plain = h.settings("claude-opus-5-5", adaptive(Display::Summarized));
+    let searching = ClaudeSettings { server_tools: vec![ServerTool::ToolSearch], ..plain.clone() };
+    let platform = Native::new();
+    let (tracer, _) = recording_tracer(&platform);
+    let client = McpClient::new(platform, ServerConfig::new("ev", &everything.url), tracer, Handlers::default());
+    client.connect().await.unwrap();
+    let added = [ServerHandle::new(Rc::new(client), "everything")];
+    async fn ask(
+        agent: &Agent<Native>,
+        settings: &ClaudeSettings,
+        servers: &[ServerHandle<Native>],
+        history: Vec<Message>,
+        binding: Option<u64>,
+    ) -> TurnOutcome {
+        let cancel = CancelToken::new();
+        let turn = Turn { binding, ..Turn::new(settings, servers, &cancel, 4) };
+        agent.run(history, Message::user_text("and now?"), &turn, Rc::new(|_| {})).await
+    }
+    for (settings, kept) in [(&searching, true), (&plain, false)] {
+        h.fake.script(h.key, vec![json!({"reply": {"content": [{"thinking": "Greeting."}, {"text": "Hello."}]}})]);
+        let first = ask(&h.agent, settings, &[], Vec::new(), None).await;
+        assert_eq!(first.end, TurnEnd::EndTurn, "{}", first.end.explain());
+        h.fake.script(h.key, vec![json!({"reply": {"content": [{"text": "Still here."}]}})]);
+        let sent = h.requests().len();
+        let next = ask(&h.agent, settings, &added, first.history, first.binding).await;
+        if kept {
+            // Its tools went deferred (tool search): the API accepted the earlier thinking.
+            assert_eq!(next.end, TurnEnd::EndTurn, "{}", next.end.explain());
+            let body = h.requests()[sent].json();
+            let echo = body["tools"].as_array().unwrap().iter().find(|t| t["name"] == "everything_echo").cloned();
+            assert_eq!(echo.map(|t| t["defer_loading"].clone()), Some(json!(true)));
+        } else {
+            assert!(
+                matches!(&next.end, TurnEnd::Failed(ClaudeError::Thinking(ThinkingRule::Rebound { .. }))),
+                "{:?}",
+                next.end
+            );
+            assert_eq!(h.requests().len(), sent, "nothing was sent");
+        }
+    }
+}

@@ -91,6 +91,17 @@ impl TurnEnd {
         matches!(self, TurnEnd::EndTurn | TurnEnd::StopSequence { .. })
     }
 
+    /// The question can be asked as it is in a new conversation, and only there: the
+    /// conversation's thinking is bound to tools or a system prompt that changed since.
+    pub fn wants_new_conversation(&self) -> bool {
+        matches!(
+            self,
+            TurnEnd::Failed(crate::claude::ClaudeError::Thinking(
+                crate::claude::thinking::ThinkingRule::Rebound { .. }
+            ))
+        )
+    }
+
     pub fn stop_reason(&self) -> Option<&str> {
         Some(match self {
             TurnEnd::EndTurn => "end_turn",

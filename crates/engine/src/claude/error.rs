@@ -129,8 +129,8 @@ impl ClaudeError {
                  named <label>_<tool>, as on the timeline's tools array), or choose auto."
             }
             ClaudeError::Thinking(super::thinking::ThinkingRule::Rebound { .. }) => {
-                "Press New conversation to use the new tools or system prompt, or undo the change to go on with \
-                 this one."
+                "Press Ask in a new conversation to ask it again with the tools and system prompt as they are now, \
+                 or undo the change to go on with this one."
             }
             ClaudeError::Thinking(_) => {
                 "Change the thinking settings (Settings → Model and request), or pick another model: the API would \

@@ -128,16 +128,45 @@ pub enum ThinkingRule {
     #[error(
         "this conversation holds Claude's thinking, which {model} binds to the tools and system prompt it was made \
          with, and they changed since (a server or tool added or removed, or the system prompt edited): start a new \
-         conversation to use them, or undo the change"
+         conversation to use them, or undo the change (with tool search on from the start, a server added later is \
+         sent deferred, which keeps the thinking valid)"
     )]
     Rebound { model: &'static str },
 }
 
-/// What a thinking block is bound to: the `tools` and `system` of the request that made it.
+/// What a thinking block is bound to: the `tools` and `system` of the request that made it, as
+/// the documentation of preserved thinking counts them. Changing `cache_control` keeps the
+/// binding, and so does adding a deferred tool (`defer_loading`, with tool search) that nothing
+/// referenced yet: neither is counted here. (A deferred tool that a search found and that is
+/// later removed breaks the binding for the API; this counts it as kept, and the API judges.)
 pub fn binding(tools: &[protocol::claude::ToolDef], system: Option<&Value>) -> u64 {
-    let tools = serde_json::to_string(tools).unwrap_or_default();
-    let system = system.map(Value::to_string).unwrap_or_default();
+    let bound: Vec<protocol::claude::ToolDef> = tools
+        .iter()
+        .filter(|t| !t.defer_loading)
+        .map(|t| protocol::claude::ToolDef { cache_control: None, ..t.clone() })
+        .collect();
+    let tools = serde_json::to_string(&bound).unwrap_or_default();
+    let system = system.map(|s| without_cache_control(s).to_string()).unwrap_or_default();
     crate::text::checksum(&format!("{tools}\n{system}"))
+}
+
+/// `system` without its blocks' `cache_control` (a string stays as it is).
+fn without_cache_control(system: &Value) -> Value {
+    match system {
+        Value::Array(blocks) => Value::Array(
+            blocks
+                .iter()
+                .map(|b| {
+                    let mut b = b.clone();
+                    if let Some(o) = b.as_object_mut() {
+                        o.remove("cache_control");
+                    }
+                    b
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
 }
 
 /// Whether sending `messages` with tools and system bound as `now` breaks the binding of the
@@ -260,6 +289,23 @@ mod tests {
 
     fn with(mode: ThinkingMode) -> Thinking {
         Thinking { mode, ..Thinking::default() }
+    }
+
+    #[test]
+    fn the_binding_counts_what_preserved_thinking_counts() {
+        use protocol::claude::ToolDef;
+        let tool =
+            |name: &str| ToolDef { name: name.into(), input_schema: json!({"type": "object"}), ..ToolDef::default() };
+        let system = json!([{"type": "text", "text": "Be brief."}]);
+        let made = binding(&[tool("a")], Some(&system));
+        // cache_control moved (it goes on the last tool and the system) and a deferred tool added: kept.
+        let cached = ToolDef { cache_control: Some(json!({"type": "ephemeral"})), ..tool("a") };
+        let deferred = ToolDef { defer_loading: true, ..tool("added_later") };
+        let marked = json!([{"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}}]);
+        assert_eq!(binding(&[cached, deferred], Some(&marked)), made);
+        // A tool added that Claude sees at once, or the system prompt edited: broken.
+        assert_ne!(binding(&[tool("a"), tool("b")], Some(&system)), made);
+        assert_ne!(binding(&[tool("a")], Some(&json!([{"type": "text", "text": "Be long."}]))), made);
     }
 
     #[test]
