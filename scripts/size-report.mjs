@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 
 const BUDGET = {
-  first: { gzip: 387_300, brotli: 309_600 },
+  first: { gzip: 387_500, brotli: 309_600 },
   // Per chunk, gzip, by split point (src/chunks/).
   chunks: {
     agent: 198_000, workshop: 116_500, explore: 133_000, detail: 30_000, signin: 52_800, demo: 32_000, settings: 42_800,

@@ -46,16 +46,21 @@ impl Conversation {
         let at = move || svc.trace.with_events_untracked(<[_]>::len);
         spawn_local(async move {
             let start = at();
-            this.turn(svc, text.clone()).await;
-            // The first way must have ended normally, in this conversation and trace.
+            let finished = this.turn_with(svc, text.clone(), Way::InPage).await;
+            // Each way must end as Claude ends it, in this conversation and trace, to compare.
             let same = move || this.current(epoch) && svc.trace.generation() == generation;
-            if !same() || this.can_retry.get_untracked() {
+            if !finished || !same() {
                 return;
             }
             let middle = at();
             svc.chat.notice(NoticeLevel::Info, connector::announce(&via, &refused), None);
-            this.turn_with(svc, text.clone(), Way::Connector { history: before, servers: via.clone() }).await;
+            let way = Way::Connector { history: before, servers: via.clone() };
+            let finished = this.turn_with(svc, text.clone(), way).await;
             if !same() {
+                return;
+            }
+            if !finished {
+                svc.chat.notice(NoticeLevel::Warning, connector::UNFINISHED, None);
                 return;
             }
             let end = at();

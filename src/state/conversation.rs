@@ -164,16 +164,20 @@ impl Conversation {
 
     /// Starts a turn now and returns the rest of it, to await (a replay runs turns in order).
     pub fn turn(&self, svc: Services, text: String) -> impl std::future::Future<Output = ()> + 'static {
-        self.turn_with(svc, text, Way::InPage)
+        let run = self.turn_with(svc, text, Way::InPage);
+        async move {
+            run.await;
+        }
     }
 
-    /// Starts a turn whose calls go the `way` given.
+    /// Starts a turn whose calls go the `way` given; the rest of it says whether Claude ended
+    /// the turn itself (false when it failed, was stopped, or its conversation was left).
     pub(super) fn turn_with(
         &self,
         svc: Services,
         text: String,
         way: Way,
-    ) -> impl std::future::Future<Output = ()> + 'static {
+    ) -> impl std::future::Future<Output = bool> + 'static {
         let this = *self;
         svc.chat.user(text.clone());
         let keep = matches!(way, Way::InPage);
@@ -250,12 +254,12 @@ impl Conversation {
                     svc.chat.notice(NoticeLevel::Error, did_not_arrive("loop's code"), None);
                     this.running.set(false);
                 }
-                return;
+                return false;
             };
             let outcome = run.await;
             if !this.current(epoch) {
                 // New conversation (or a session opened) while it ran: it ended with its own.
-                return;
+                return false;
             }
             if keep {
                 this.history.set_value(outcome.history);
@@ -270,6 +274,7 @@ impl Conversation {
             }
             svc.chat.ended(&outcome.end);
             this.running.set(false);
+            outcome.end.is_finished()
         }
     }
 }

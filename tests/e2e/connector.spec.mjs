@@ -151,3 +151,24 @@ test.describe(() => {
     console.expectNone();
   });
 });
+
+test("the connector's run fails: its error is shown, and nothing is compared", async ({ page }) => {
+  // Chromium logs the API's 400 as a failed resource.
+  const console = watchConsole(page, ["the server responded with a status of 400"]);
+  await openApp(page);
+  const key = "sk-e2e-connector-fails";
+  await useFakeClaude(page, key);
+  await routeEverything(page);
+  await addServer(page, `${ORIGIN}/mcp`, "everything");
+  await script(key, [
+    reply({ text: "No tool needed." }),
+    { error: { status: 400, type: "invalid_request_error", message: "Connection error while communicating with MCP server 'everything'" } },
+  ]);
+  await page.getByRole("textbox", { name: "Message", exact: true }).fill("Say hi");
+  await page.getByRole("button", { name: "Ask both ways" }).click();
+  const chat = page.getByRole("log", { name: "Conversation" });
+  await expect(chat.getByText(/Nothing to compare: the run through the MCP connector did not finish/)).toBeVisible({ timeout: 20_000 });
+  await expect(chat.getByText(/Connection error while communicating with MCP server 'everything'/)).toBeVisible();
+  await expect(page.getByRole("region", { name: "Both ways compared" })).toHaveCount(0);
+  console.expectNone();
+});

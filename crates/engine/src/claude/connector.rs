@@ -132,6 +132,10 @@ fn refused_words(refused: &[Refused]) -> String {
     refused.iter().map(|(label, why)| format!("\"{label}\": {why}.")).collect::<Vec<_>>().join(" ")
 }
 
+/// Why "Ask both ways" compares nothing after the connector's run did not end as Claude ends one.
+pub const UNFINISHED: &str = "Nothing to compare: the run through the MCP connector did not finish (its ending is \
+    above). Figures of half a turn would mislead.";
+
 /// Why "Ask both ways" compares nothing with the demo model on.
 pub const DEMO_MODEL: &str = "Nothing to compare: the demo model answers in this page, and the MCP connector is \
     the real API's (Anthropic's servers call the MCP server). Turn the demo model off and give an API key.";
