@@ -10,11 +10,11 @@ import { join } from "node:path";
 import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 
 const BUDGET = {
-  first: { gzip: 387_500, brotli: 309_600 },
+  first: { gzip: 382_200, brotli: 305_900 },
   // Per chunk, gzip, by split point (src/chunks/).
   chunks: {
-    agent: 198_000, workshop: 116_500, explore: 133_000, detail: 30_000, signin: 52_800, demo: 32_000, settings: 42_800,
-    compare: 16_000,
+    agent: 200_400, workshop: 118_500, explore: 133_600, detail: 30_000, signin: 52_800, demo: 32_000, settings: 42_800,
+    compare: 16_200,
   },
 };
 // Issue 21's target for the first load.

@@ -218,8 +218,8 @@ fn step(v: &Value, place: &str, servers: &[LessonServer]) -> Read<Step> {
         tool_choice: o
             .get("tool_choice")
             .map(|v| {
-                serde_json::from_value(v.clone())
-                    .map_err(|_| at(&format!("{place}.tool_choice"), MistakeKind::NotAToolChoice))
+                protocol::claude::ToolChoice::from_value(v)
+                    .ok_or_else(|| at(&format!("{place}.tool_choice"), MistakeKind::NotAToolChoice))
             })
             .transpose()?,
     })

@@ -42,7 +42,10 @@ pub struct ToolDef {
     pub cache_control: Option<Value>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// Read by hand (`from_value`, and `Deserialize` through it): serde's derived reader for an
+/// internally tagged enum buffers the input in its own content type, which cost the page's first
+/// chunk ~5 KB gzip (docs/size.md).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToolChoice {
     Auto {
@@ -62,6 +65,23 @@ pub enum ToolChoice {
 }
 
 impl ToolChoice {
+    /// Reads a choice from JSON: `{"type": "auto" | "any" | "tool" | "none"}`, `name` for
+    /// `tool`, an optional boolean `disable_parallel_tool_use`; other fields are ignored.
+    pub fn from_value(v: &Value) -> Option<ToolChoice> {
+        let o = v.as_object()?;
+        let disable_parallel_tool_use = match o.get("disable_parallel_tool_use") {
+            None => false,
+            Some(b) => b.as_bool()?,
+        };
+        match o.get("type")?.as_str()? {
+            "auto" => Some(ToolChoice::Auto { disable_parallel_tool_use }),
+            "any" => Some(ToolChoice::Any { disable_parallel_tool_use }),
+            "tool" => Some(ToolChoice::Tool { name: o.get("name")?.as_str()?.to_owned(), disable_parallel_tool_use }),
+            "none" => Some(ToolChoice::None),
+            _ => None,
+        }
+    }
+
     /// The word of a choice that forces a call (`any`, `tool`), if it does.
     pub fn forces(&self) -> Option<&'static str> {
         match self {
@@ -69,6 +89,18 @@ impl ToolChoice {
             ToolChoice::Tool { .. } => Some("tool"),
             ToolChoice::Auto { .. } | ToolChoice::None => None,
         }
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolChoice {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = Value::deserialize(d)?;
+        ToolChoice::from_value(&v).ok_or_else(|| {
+            serde::de::Error::custom(
+                "tool_choice: expected {\"type\": \"auto\" | \"any\" | \"none\"} or {\"type\": \"tool\", \"name\": …}, \
+                 with an optional boolean disable_parallel_tool_use",
+            )
+        })
     }
 }
 
@@ -126,4 +158,39 @@ pub struct CountTokens<'a> {
     pub tools: &'a [ToolDef],
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_choice: Option<&'a ToolChoice>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_tool_choice_is_read_as_the_api_spells_it_and_written_back_alike() {
+        let cases = [
+            (json!({"type": "auto"}), Some(ToolChoice::Auto { disable_parallel_tool_use: false })),
+            (
+                json!({"type": "any", "disable_parallel_tool_use": true}),
+                Some(ToolChoice::Any { disable_parallel_tool_use: true }),
+            ),
+            (
+                json!({"type": "tool", "name": "calculate"}),
+                Some(ToolChoice::Tool { name: "calculate".into(), disable_parallel_tool_use: false }),
+            ),
+            (json!({"type": "none"}), Some(ToolChoice::None)),
+            (json!({"type": "tool"}), None),
+            (json!({"type": "auto", "disable_parallel_tool_use": "yes"}), None),
+            (json!({"type": "sometimes"}), None),
+            (json!("auto"), None),
+            (json!({}), None),
+        ];
+        for (v, want) in cases {
+            assert_eq!(ToolChoice::from_value(&v), want, "{v}");
+            let read: Option<ToolChoice> = serde_json::from_value(v.clone()).ok();
+            assert_eq!(read, want, "{v} through Deserialize");
+            if let Some(choice) = want {
+                assert_eq!(serde_json::to_value(&choice).unwrap(), v, "written back as read");
+            }
+        }
+    }
 }
