@@ -232,6 +232,9 @@ test("presenter view and an embedded page stay usable at 1280×720", async ({ pa
   await page.getByRole("button", { name: "Presenter view" }).click();
   await expect(page.getByRole("button", { name: "Presenter view" })).toHaveAttribute("aria-pressed", "true");
   const lesson = page.getByRole("region", { name: /Parallel tool calls/ });
+  // The lesson's server first (as the other lesson tests do): asked before it is connected, the
+  // turn's tools array has only the page's functions (CI saw it on a loaded machine).
+  await expect(page.getByRole("article", { name: "demo" }).getByText("connected", { exact: true })).toBeVisible();
   await lesson.getByRole("button", { name: /^Ask:/ }).click();
   await expect(chat(page).getByText(/get_weather said:/)).toBeVisible();
   await expect(chat(page).getByText(/demo_search_notes said:/)).toBeVisible();
