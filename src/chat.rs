@@ -137,8 +137,8 @@ fn Item(item: Shown) -> impl IntoView {
 }
 
 /// "Ask both ways" (its code is in the agent chunk, `state/both_ways.rs`).
-fn both_ways(svc: crate::state::Services) {
-    let text = svc.conversation.draft.get_untracked();
+/// Asks `text` both ways (`state/both_ways.rs`), once the comparison's code is here.
+pub fn ask_both_ways(svc: crate::state::Services, text: String) {
     leptos::task::spawn_local(async move {
         if crate::chunks::ask_both_ways(svc, text).await.is_err() {
             svc.chat.notice(NoticeLevel::Error, crate::chunks::did_not_arrive("comparison's code"), None);
@@ -213,7 +213,7 @@ pub fn ChatPanel() -> impl IntoView {
                             <button type="button"
                                 title="The same question in this page's loop, then through the API's MCP connector (the API calls the server), compared"
                                 prop:disabled=move || conv.draft.with(|d| d.trim().is_empty()) || svc.sessions.viewing.with(Option::is_some)
-                                on:click=move |_| both_ways(svc)>"Ask both ways"</button>
+                                on:click=move |_| ask_both_ways(svc, conv.draft.get_untracked())>"Ask both ways"</button>
                         </Show>
                     }>
                         <button type="button" class="danger" on:click=move |_| svc.stop_turn()>"Stop"</button>

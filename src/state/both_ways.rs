@@ -27,10 +27,6 @@ impl Conversation {
     /// Asks `text` both ways, if the connector can reach any connected server; else says why not.
     pub fn ask_both_ways(&self, svc: Services, text: String) {
         let Some(text) = self.question(svc, &text) else { return };
-        if svc.settings.data.with_untracked(|d| d.demo) {
-            svc.chat.notice(NoticeLevel::Error, connector::DEMO_MODEL, None);
-            return;
-        }
         let (via, refused) = svc.connector_servers();
         if via.is_empty() {
             svc.chat.notice(NoticeLevel::Error, connector::none_reachable(&refused), None);
@@ -53,7 +49,11 @@ impl Conversation {
                 return;
             }
             let middle = at();
-            svc.chat.notice(NoticeLevel::Info, connector::announce(&via, &refused), None);
+            svc.chat.notice(
+                NoticeLevel::Info,
+                connector::announce(&via, &refused, svc.settings.data.with_untracked(|d| d.demo)),
+                None,
+            );
             let way = Way::Connector { history: before, servers: via.clone() };
             let finished = this.turn_with(svc, text.clone(), way).await;
             if !same() {
@@ -83,6 +83,7 @@ impl Services {
     /// The connected servers the API's MCP connector can call, and those it cannot, with why.
     pub fn connector_servers(&self) -> (Vec<ConnectorServer>, Vec<Refused>) {
         let servers = self.servers;
+        let demo = self.settings.data.with_untracked(|d| d.demo);
         let conns: Vec<_> = servers.conns.with_value(|conns| {
             conns
                 .iter()
@@ -102,7 +103,7 @@ impl Services {
             // Every connected server has an `Auth` (its tokens outlive reconnections): what counts
             // is whether it ever asked for authorization.
             let signs_in = servers.auth(&id).is_some_and(|a| a.status() != engine::auth::AuthStatus::None);
-            match connector::reach(Reachability { url: &url, signs_in, credentials: &credentials }) {
+            match connector::reach(Reachability { url: &url, signs_in, credentials: &credentials, demo }) {
                 Ok(()) => via.push(ConnectorServer::new(&id, &label, &url)),
                 Err(why) => refused.push((label, why)),
             }

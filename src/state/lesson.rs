@@ -11,12 +11,13 @@ use engine::demo::DEMO_SERVER_URL;
 use engine::lesson::{self, Lesson, LessonSource};
 
 /// The lessons that ship with the page, in `lessons/` beside `index.html`.
-pub const BUILT_IN: [(&str, &str); 5] = [
+pub const BUILT_IN: [(&str, &str); 6] = [
     ("lessons/four-phases.json", "The four phases of a tool call"),
     ("lessons/error-layers.json", "Where a tool call can fail, and what Claude receives"),
     ("lessons/parallel-calls.json", "Parallel tool calls, and one user message for all their results"),
     ("lessons/tool-choice.json", "tool_choice: who decides whether a tool is called"),
     ("lessons/thinking.json", "Thinking in the loop: shown, sent back, and checked"),
+    ("lessons/connector.json", "Who calls the MCP server: this page, or the API's MCP connector"),
 ];
 
 #[derive(Clone, Copy)]
@@ -211,13 +212,16 @@ impl Services {
         self.lessons.problem.set(None);
     }
 
-    /// Sends the current step's message.
+    /// Sends the current step's message (both ways, if the step says so).
     pub fn ask_step(&self) {
         let ask = self.lessons.current.with_untracked(|l| {
-            l.as_ref().and_then(|l| l.steps.get(self.lessons.step.get_untracked())).and_then(|s| s.ask.clone())
+            let step = l.as_ref().and_then(|l| l.steps.get(self.lessons.step.get_untracked()))?;
+            step.ask.clone().map(|text| (text, step.both_ways))
         });
-        if let Some(text) = ask {
-            self.conversation.send(*self, text);
+        match ask {
+            Some((text, true)) => crate::chat::ask_both_ways(*self, text),
+            Some((text, false)) => self.conversation.send(*self, text),
+            None => {}
         }
     }
 }

@@ -46,7 +46,8 @@ fn step_view(step: Step, running: Signal<bool>) -> impl IntoView {
         {scripted.map(|s| view! { <p class="hint lesson-scripted">{s}</p> })}
         {step.ask.clone().map(|ask| view! {
             <button type="button" class="primary lesson-ask" prop:disabled=running
-                on:click=move |_| svc.ask_step()>{format!("Ask: {ask}")}</button>
+                on:click=move |_| svc.ask_step()>
+                {if step.both_ways { format!("Ask both ways: {ask}") } else { format!("Ask: {ask}") }}</button>
         })}
     }
 }

@@ -355,3 +355,41 @@ test("the tool_choice lesson: none answers in text, a named tool is called first
   expect((await last().innerText()).match(/ said: /g)).toHaveLength(1);
   console.expectNone();
 });
+
+test("the connector lesson, no key: the demo model plays the API's connector; the page's breakpoint stops only its own loop", async ({ page }) => {
+  const console = watchConsole(page);
+  await openApp(page, "./?lesson=lessons/connector.json");
+  const lesson = page.getByRole("region", { name: "Who calls the MCP server: this page, or the API's MCP connector" });
+  await expect(lesson).toContainText("Step 1 of 4");
+  await expect(page.getByRole("article", { name: "demo" }).getByText("connected", { exact: true })).toBeVisible();
+  const done = () => expect(page.getByRole("button", { name: "Stop", exact: true })).toBeHidden({ timeout: 30_000 });
+
+  // Step 2: both ways. The page's loop calls the demo server; the demo's connector calls it itself.
+  await lesson.getByRole("button", { name: "Next step →" }).click();
+  await lesson.getByRole("button", { name: 'Ask both ways: Search the notes for "jsonrpc"' }).click();
+  const panel = page.getByRole("region", { name: "Both ways compared" });
+  await expect(panel).toBeVisible({ timeout: 30_000 });
+  await expect(chat(page).getByText(/the demo model plays the API: it calls the demo server from its own code/)).toBeVisible();
+  await expect(chat(page).getByText("search_notes run by the Claude API")).toBeVisible();
+  const cells = async (what) => panel.getByRole("row", { name: new RegExp(`^${what}`) }).getByRole("cell").allTextContents();
+  expect(await cells("tools/call this page sent to them")).toEqual(["1", "0"]);
+  expect(await cells("calls the API made")).toEqual(["0", "1"]);
+  expect(await cells("Messages API requests")).toEqual(["2", "1"]);
+  expect((await cells("bytes between the page and them"))[1]).toBe("0 B");
+  await expect(await timelineRow(page, /mcp_tool_use search_notes/)).toBeVisible();
+  await snap(page, "lesson-connector-compared");
+
+  // Step 3: a phase-3 breakpoint stops the page's loop before it routes; the connector's run
+  // has nothing in the page to stop at.
+  await lesson.getByRole("button", { name: "Next step →" }).click();
+  await expect(page.getByRole("button", { name: /^Stop at phase 3/ })).toHaveAttribute("aria-pressed", "true");
+  await lesson.getByRole("button", { name: /^Ask both ways:/ }).click();
+  await expect(page.getByRole("region", { name: /Paused at phase 3/ })).toBeVisible();
+  await expect(panel).toBeHidden();
+  await page.keyboard.press("F8");
+  await expect(panel).toBeVisible({ timeout: 30_000 });
+  await done();
+  await expect(page.getByRole("region", { name: /Paused at phase/ })).toBeHidden();
+  expect(await cells("calls the API made")).toEqual(["0", "1"]);
+  console.expectNone();
+});

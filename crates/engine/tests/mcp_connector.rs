@@ -164,3 +164,49 @@ async fn the_same_question_two_ways_who_called_what_crossed_the_network_and_the_
     assert_eq!(row("calls the API made (mcp_tool_use)").connector, "1");
     assert_eq!(row("bytes between the page and them").connector, "0 B");
 }
+
+/// With no key and no server: the demo model plays the API's connector for the demo server, so
+/// a workshop sees the same comparison offline. The page's loop calls the demo server; the
+/// demo's connector calls it from the demo model's own code, and the page's MCP client sends
+/// it nothing.
+#[tokio::test(flavor = "current_thread")]
+async fn the_demo_model_plays_the_connector_with_the_demo_server() {
+    use engine::demo::{DEMO_SERVER_URL, Demo};
+    use engine::settings::UserSettings;
+    let platform = Rc::new(Demo::new(Native::new()));
+    let (tracer, trace) = recording_tracer(&Native::new());
+    let agent = Agent::new(platform.clone(), tracer.clone());
+    let client = McpClient::new(platform, ServerConfig::new("demo", DEMO_SERVER_URL), tracer, Handlers::default());
+    client.connect().await.unwrap();
+    let servers = [ServerHandle::new(Rc::new(client), "demo")];
+    let settings = UserSettings { demo: true, ..UserSettings::default() }.claude("");
+    let cancel = CancelToken::new();
+    let question = || Message::user_text("Search the notes for \"jsonrpc\"");
+
+    let start_in_page = trace.borrow().len();
+    let in_page = agent.run(Vec::new(), question(), &Turn::new(&settings, &servers, &cancel, 4), Rc::new(|_| {})).await;
+    assert_eq!(in_page.end, TurnEnd::EndTurn, "{}", in_page.end.explain());
+    let start_connector = trace.borrow().len();
+    let via_api = Turn {
+        connector: vec![ConnectorServer::new("demo", "demo", DEMO_SERVER_URL)],
+        ..Turn::new(&settings, &[], &cancel, 4)
+    };
+    let out = agent.run(Vec::new(), question(), &via_api, Rc::new(|_| {})).await;
+    assert_eq!(out.end, TurnEnd::EndTurn, "{}", out.end.explain());
+    let answer = serde_json::to_value(out.history.last().unwrap()).unwrap();
+    let kinds: Vec<&str> = answer["content"].as_array().unwrap().iter().filter_map(|b| b["type"].as_str()).collect();
+    assert_eq!(kinds, ["thinking", "mcp_tool_use", "mcp_tool_result", "text"], "the demo thinks by default");
+    assert_eq!(answer["content"][1]["server_name"], "demo");
+    assert_eq!(answer["content"][1]["input"], json!({"query": "jsonrpc"}), "the arguments as streamed");
+    assert!(answer["content"][2]["content"].to_string().contains("strict contract"), "the demo server's own result");
+    assert!(answer["content"][3]["text"].as_str().unwrap().contains("strict contract"), "answered from it");
+
+    let trace = trace.borrow();
+    let compared = ["demo".to_owned()];
+    let page = Figures::of(&trace[start_in_page..start_connector], &compared);
+    let api = Figures::of(&trace[start_connector..], &compared);
+    assert_eq!((page.calls_by_page, page.calls_by_api, page.claude_requests), (1, 0, 2));
+    assert_eq!((api.calls_by_page, api.calls_by_api, api.claude_requests), (0, 1, 1));
+    assert!(page.server_requests >= 1, "the page's tools/call");
+    assert_eq!((api.server_requests, api.server_bytes), (0, 0), "the page sent the demo server nothing");
+}

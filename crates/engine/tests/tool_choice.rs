@@ -62,13 +62,7 @@ async fn an_opening_choice_forces_the_first_request_only() {
 
 #[test]
 fn a_forced_demo_answer_starts_with_the_call() {
-    let reply = Reply {
-        web_search: None,
-        thinking: None,
-        text: String::new(),
-        calls: vec![("calculate".into(), json!({}))],
-        stop_reason: "tool_use",
-    };
+    let reply = Reply { calls: vec![("calculate".into(), json!({}))], stop_reason: "tool_use", ..Reply::default() };
     let starts: Vec<Value> = stream_events(&reply, "demo-model", 1, 10)
         .iter()
         .filter_map(|e| e.lines().find_map(|l| l.strip_prefix("data: ")).and_then(|d| serde_json::from_str(d).ok()))

@@ -30,8 +30,13 @@ pub struct ConnectorServer {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum NotReachable {
-    #[error("it lives inside this page (demo://): Anthropic's servers cannot reach it")]
+    #[error("it lives inside this page (demo://): Anthropic's servers cannot reach it (the demo model can)")]
     InThePage,
+    #[error(
+        "the demo model's connector reaches only the demo server in this page: for this one, turn the demo model \
+         off and use the Claude API"
+    )]
+    NotTheDemoServer,
     #[error("the connector calls only https:// addresses, and this one is not")]
     NotHttps,
     #[error(
@@ -63,12 +68,17 @@ pub struct Reachability<'a> {
     /// Names of the headers and query credentials the user gave for it (`server_address`
     /// moves secret-looking query parameters out of the address into these).
     pub credentials: &'a [String],
+    /// The demo model answers (its connector runs in the page and reaches the demo server only).
+    pub demo: bool,
 }
 
 /// Whether the API's connector can call the server the page reaches at `r.url`.
 pub fn reach(r: Reachability<'_>) -> Result<(), NotReachable> {
-    if r.url.starts_with("demo:") {
-        return Err(NotReachable::InThePage);
+    match (r.url.starts_with("demo:"), r.demo) {
+        (true, true) => return Ok(()),
+        (true, false) => return Err(NotReachable::InThePage),
+        (false, true) => return Err(NotReachable::NotTheDemoServer),
+        (false, false) => {}
     }
     let Ok(url) = crate::url_policy::WebUrl::parse(r.url) else { return Err(NotReachable::NotHttps) };
     let host = url.host.to_string();
@@ -136,10 +146,6 @@ fn refused_words(refused: &[Refused]) -> String {
 pub const UNFINISHED: &str = "Nothing to compare: the run through the MCP connector did not finish (its ending is \
     above). Figures of half a turn would mislead.";
 
-/// Why "Ask both ways" compares nothing with the demo model on.
-pub const DEMO_MODEL: &str = "Nothing to compare: the demo model answers in this page, and the MCP connector is \
-    the real API's (Anthropic's servers call the MCP server). Turn the demo model off and give an API key.";
-
 /// Why "Ask both ways" compares nothing: no connected server is one the connector can call.
 pub fn none_reachable(refused: &[Refused]) -> String {
     if refused.is_empty() {
@@ -151,16 +157,23 @@ pub fn none_reachable(refused: &[Refused]) -> String {
     )
 }
 
-/// What the chat says before the second run of "Ask both ways".
-pub fn announce(via: &[ConnectorServer], refused: &[Refused]) -> String {
+/// What the chat says before the second run of "Ask both ways" (`demo`: the demo model plays
+/// the API).
+pub fn announce(via: &[ConnectorServer], refused: &[Refused], demo: bool) -> String {
     let names: Vec<String> = via.iter().map(|s| format!("\"{}\"", s.label)).collect();
     let stays = if refused.is_empty() {
         String::new()
     } else {
         format!(" Left in the page's loop: {}", refused_words(refused))
     };
+    let who = if demo {
+        "the demo model plays the API: it calls the demo server from its own code, as Anthropic's servers would, \
+         and this page's MCP client sends it nothing. The API"
+    } else {
+        "the API"
+    };
     format!(
-        "The same question again, through the API's MCP connector: the API calls {} itself, without asking this \
+        "The same question again, through the API's MCP connector: {who} calls {} itself, without asking this \
          page (approvals, breakpoints and injected faults do not reach its calls).{stays} A comparison: the \
          conversation goes on from the first answer.",
         names.join(", ")
@@ -173,7 +186,7 @@ mod tests {
     use serde_json::json;
 
     fn reach_of(url: &str) -> Result<(), NotReachable> {
-        reach(Reachability { url, signs_in: false, credentials: &[] })
+        reach(Reachability { url, signs_in: false, credentials: &[], demo: false })
     }
 
     #[test]
@@ -190,11 +203,20 @@ mod tests {
             let err = reach_of(url).unwrap_err().to_string();
             assert!(err.contains(why), "{url}: {err}");
         }
-        let signs_in = reach(Reachability { url: "https://mcp.example.com/mcp", signs_in: true, credentials: &[] });
+        let signs_in =
+            reach(Reachability { url: "https://mcp.example.com/mcp", signs_in: true, credentials: &[], demo: false });
         assert!(signs_in.unwrap_err().to_string().contains("does not hand a server's token to another host"));
         let names = ["X-Api-Key".to_owned()];
-        let headers = reach(Reachability { url: "https://mcp.example.com/mcp", signs_in: false, credentials: &names });
+        let headers = reach(Reachability {
+            url: "https://mcp.example.com/mcp",
+            signs_in: false,
+            credentials: &names,
+            demo: false,
+        });
         assert!(headers.unwrap_err().to_string().contains("(X-Api-Key)"));
+        let demo = |url| reach(Reachability { url, signs_in: false, credentials: &[], demo: true });
+        assert_eq!(demo("demo://notebook/mcp"), Ok(()), "the demo model's connector calls the demo server");
+        assert_eq!(demo("https://mcp.example.com/mcp"), Err(NotReachable::NotTheDemoServer));
     }
 
     #[test]
@@ -215,9 +237,10 @@ mod tests {
                 .contains("This page sends no tools/list and no tools/call")
         );
         let refused = vec![("local".to_owned(), NotReachable::ThisMachine { host: "127.0.0.1".into() })];
-        let said = announce(&[s], &refused);
+        let said = announce(std::slice::from_ref(&s), &refused, false);
         assert!(said.contains("the API calls \"My Tools\" itself, without asking"), "{said}");
         assert!(said.contains("Left in the page's loop: \"local\": 127.0.0.1 is this machine"), "{said}");
+        assert!(announce(&[s], &[], true).contains("the demo model plays the API"));
         assert!(none_reachable(&refused).starts_with("Nothing to compare: the API's MCP connector can reach none"));
     }
 }

@@ -3,10 +3,12 @@
 //! the demo MCP server, and passes every other request through. With it, the loop runs for real
 //! (tools, MCP, routing, results) without an API key and without a server.
 
+mod connector;
 mod model;
 mod refuse;
 mod server;
 
+pub use connector::ConnectorCall;
 pub use model::{Reply, respond};
 pub use server::{DEMO_SERVER_URL, DemoServer};
 
@@ -82,6 +84,15 @@ impl<P> Demo<P> {
     }
 }
 
+/// The API's 400 for a request it refuses, with `message`.
+fn invalid(headers: Headers, message: &str) -> HttpResponse {
+    let request_id = headers.get("request-id").unwrap_or_default().to_owned();
+    let text = json!({"type": "error", "error": {"type": "invalid_request_error", "message": message}, "request_id": request_id})
+        .to_string();
+    let body = futures::stream::once(async move { Ok(text.into_bytes()) }).boxed_local();
+    HttpResponse::new(400, headers.with("content-type", "application/json"), body)
+}
+
 fn event(kind: &str, data: Value) -> String {
     format!("event: {kind}\ndata: {data}\n\n")
 }
@@ -122,6 +133,27 @@ pub fn stream_events(reply: &Reply, model: &str, id: u64, input_tokens: usize) -
         let result = json!({"type": "web_search_tool_result", "tool_use_id": srv, "content": [{
             "type": "web_search_result", "url": "https://modelcontextprotocol.io/specification",
             "title": "Specification - Model Context Protocol (demo result)", "encrypted_content": "ZGVtbw", "page_age": null}]});
+        out.push(event(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": index, "content_block": result}),
+        ));
+        out.push(event("content_block_stop", json!({"type": "content_block_stop", "index": index})));
+        index += 1;
+    }
+    // The connector's calls, made on the API's side: each call streams like a tool_use, its
+    // result comes whole.
+    for (k, call) in reply.connector.iter().enumerate() {
+        let use_id = format!("mcptoolu_demo_{id}_{k}");
+        let start = json!({"type": "mcp_tool_use", "id": use_id, "name": call.name, "server_name": call.server_name, "input": {}});
+        out.push(event(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": index, "content_block": start}),
+        ));
+        let delta = json!({"type": "input_json_delta", "partial_json": call.input.to_string()});
+        out.push(event("content_block_delta", json!({"type": "content_block_delta", "index": index, "delta": delta})));
+        out.push(event("content_block_stop", json!({"type": "content_block_stop", "index": index})));
+        index += 1;
+        let result = json!({"type": "mcp_tool_result", "tool_use_id": use_id, "is_error": call.is_error, "content": call.content});
         out.push(event(
             "content_block_start",
             json!({"type": "content_block_start", "index": index, "content_block": result}),
@@ -235,14 +267,17 @@ impl<P: Platform + Clone + 'static> Demo<P> {
             return Ok(HttpResponse::new(200, headers.with("content-type", "application/json"), body));
         }
         if let Some(message) = refuse::why(&body) {
-            let request_id = headers.get("request-id").unwrap_or_default().to_owned();
-            let text = json!({"type": "error", "error": {"type": "invalid_request_error", "message": message}, "request_id": request_id})
-                .to_string();
-            let body = futures::stream::once(async move { Ok(text.into_bytes()) }).boxed_local();
-            return Ok(HttpResponse::new(400, headers.with("content-type", "application/json"), body));
+            return Ok(invalid(headers, &message));
         }
-        let scripted = self.script.borrow_mut().pop_front();
-        let reply = scripted.unwrap_or_else(|| respond(&body));
+        let reply = if connector::asked(&body) {
+            match connector::answer(&self.server, &body, request.headers.get("anthropic-beta")) {
+                Ok(reply) => reply,
+                Err(message) => return Ok(invalid(headers, &message)),
+            }
+        } else {
+            let scripted = self.script.borrow_mut().pop_front();
+            scripted.unwrap_or_else(|| respond(&body))
+        };
         let id = (self.inner.now_ms() as u64) % 100_000;
         let events = stream_events(&reply, body["model"].as_str().unwrap_or("demo"), id, body.to_string().len() / 4);
         // Paced like a real stream so the chat and the timeline visibly fill in.

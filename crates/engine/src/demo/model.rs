@@ -18,6 +18,8 @@ pub struct Reply {
     /// A web search run "on the API's side" (by the demo, with canned results) before the text:
     /// the query.
     pub web_search: Option<String>,
+    /// Calls the demo's MCP connector made on the API's side before the text (`connector.rs`).
+    pub connector: Vec<super::connector::ConnectorCall>,
     pub text: String,
     pub calls: Vec<(String, Value)>,
     pub stop_reason: &'static str,
@@ -29,6 +31,7 @@ impl Reply {
         Reply {
             thinking: None,
             web_search: None,
+            connector: Vec::new(),
             text: format!("(Demo model, scripted by the lesson.) {text}"),
             stop_reason: if calls.is_empty() { "end_turn" } else { "tool_use" },
             calls,
@@ -235,7 +238,14 @@ pub fn respond(request: &Value) -> Reply {
             "(Demo model, not Claude.) tool_choice is none: the tools are described to me, but I may not call \
              one, so I answer without them.{would}"
         );
-        return Reply { thinking: None, web_search: None, text, calls: Vec::new(), stop_reason: "end_turn" };
+        return Reply {
+            thinking: None,
+            web_search: None,
+            connector: Vec::new(),
+            text,
+            calls: Vec::new(),
+            stop_reason: "end_turn",
+        };
     }
     if let Some(reply) = forced(choice, &tools, &question, calls.clone()) {
         return reply;
@@ -245,6 +255,7 @@ pub fn respond(request: &Value) -> Reply {
         return Reply {
             thinking: None,
             web_search: None,
+            connector: Vec::new(),
             text: format!(
                 "(Demo model, not Claude.) I found no tool that fits. Try \"What's the weather in Tokyo, and what is 17 * 23?\", or name one of these tools: {}.",
                 names.join(", ")
@@ -257,6 +268,7 @@ pub fn respond(request: &Value) -> Reply {
     let reasoning = calls.iter().map(|(n, args)| format!("{n} with {args}")).collect::<Vec<_>>().join(", then ");
     Reply {
         web_search: None,
+        connector: Vec::new(),
         thinking: Some(format!(
             "(The demo model's reasoning, made by rules, not Claude's.) Words of the question match the name or \
              description of {}. Each tool's input_schema says what to fill in, so I'll call {reasoning}.",
@@ -285,6 +297,7 @@ fn web_search(tools: &[Value], question: &str, choice: &Value) -> Option<Reply> 
                 .to_owned(),
         ),
         web_search: Some(question.chars().take(80).collect()),
+        connector: Vec::new(),
         text: "(Demo model, not Claude.) The web search found (demo results, made up in the page): \"Specification - \
                Model Context Protocol\" at modelcontextprotocol.io. Phase 3 happened on the API's side: this page \
                routed nothing."
@@ -319,7 +332,14 @@ fn forced(choice: &Value, tools: &[Value], question: &str, chosen: Vec<(String, 
         _ => return None,
     };
     let calls = if choice["disable_parallel_tool_use"] == true { calls.into_iter().take(1).collect() } else { calls };
-    Some(Reply { thinking: None, web_search: None, text: String::new(), calls, stop_reason: "tool_use" })
+    Some(Reply {
+        thinking: None,
+        web_search: None,
+        connector: Vec::new(),
+        text: String::new(),
+        calls,
+        stop_reason: "tool_use",
+    })
 }
 
 /// A tool_result's content in words, on one line.
@@ -370,9 +390,23 @@ fn answer_from_results(messages: &[Value], results: &[&Value]) -> Reply {
     }
     if !retry.is_empty() {
         let calls = retry.into_iter().map(|(_, name, input)| (name, input)).collect();
-        return Reply { thinking: None, web_search: None, text: lines.join("\n"), calls, stop_reason: "tool_use" };
+        return Reply {
+            thinking: None,
+            web_search: None,
+            connector: Vec::new(),
+            text: lines.join("\n"),
+            calls,
+            stop_reason: "tool_use",
+        };
     }
-    Reply { thinking: None, web_search: None, text: lines.join("\n"), calls: Vec::new(), stop_reason: "end_turn" }
+    Reply {
+        thinking: None,
+        web_search: None,
+        connector: Vec::new(),
+        text: lines.join("\n"),
+        calls: Vec::new(),
+        stop_reason: "end_turn",
+    }
 }
 
 #[cfg(test)]

@@ -239,6 +239,42 @@ impl DemoServer {
         }
     }
 
+    /// Its tools, as `tools/list` gives them.
+    pub fn tools(&self) -> Vec<Value> {
+        match fixed(TOOLS) {
+            Value::Array(tools) => tools,
+            _ => Vec::new(),
+        }
+    }
+
+    /// Calls a tool directly (the demo connector's way, on "the API's side"): the result's
+    /// content and whether it is an error, with a JSON-RPC error or an HTTP failure as an error
+    /// result in words, as the connector reports them.
+    pub fn call_now(&self, name: &str, arguments: &Value) -> (Value, bool) {
+        let answer = self.call(&json!(1), &json!({ "name": name, "arguments": arguments }));
+        let body: String = answer.chunks.into_iter().map(|(_, c)| c).collect();
+        let error = |text: String| (json!([{ "type": "text", "text": text }]), true);
+        if answer.status != 200 {
+            return error(format!("The MCP server answered HTTP {}: {body}", answer.status));
+        }
+        // A JSON body, or the last `data:` line of an SSE one (the result comes last).
+        let message = serde_json::from_str::<Value>(&body).ok().or_else(|| {
+            body.lines()
+                .filter_map(|l| l.strip_prefix("data: "))
+                .filter_map(|d| serde_json::from_str(d).ok())
+                .next_back()
+        });
+        match message {
+            Some(m) if m.get("result").is_some() => (m["result"]["content"].clone(), m["result"]["isError"] == true),
+            Some(m) => error(format!(
+                "JSON-RPC error {}: {}",
+                m["error"]["code"],
+                m["error"]["message"].as_str().unwrap_or("")
+            )),
+            None => error("The MCP server's answer could not be read".to_owned()),
+        }
+    }
+
     fn read(&self, id: &Value, uri: &str) -> Answer {
         let text = if uri == "notes://index" {
             Some(NOTES.iter().map(|(k, _)| *k).collect::<Vec<_>>().join("\n"))

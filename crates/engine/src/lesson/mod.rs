@@ -134,6 +134,9 @@ pub struct Step {
     pub look: Option<String>,
     /// A message the step offers to send.
     pub ask: Option<String>,
+    /// The step's Ask asks it both ways: in the page's loop, then through the API's MCP
+    /// connector (the demo model plays the connector with the demo server).
+    pub both_ways: bool,
     /// The breakpoints set while the step is current (exactly these).
     pub breakpoints: Vec<Breakpoint>,
     /// The faults set on entering the step (the previous step's are taken away).

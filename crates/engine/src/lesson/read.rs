@@ -183,7 +183,20 @@ fn server(v: &Value, place: &str) -> Read<LessonServer> {
 
 fn step(v: &Value, place: &str, servers: &[LessonServer]) -> Read<Step> {
     let o = object(v, place)?;
-    known(o, &["title", "text", "do", "look", "ask", "breakpoints", "faults", "replies", "tool_choice"], place)?;
+    known(
+        o,
+        &["title", "text", "do", "look", "ask", "both_ways", "breakpoints", "faults", "replies", "tool_choice"],
+        place,
+    )?;
+    let ask = text(o, "ask", place)?;
+    let both_ways = match o.get("both_ways") {
+        None => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => return Err(at(&format!("{place}.both_ways"), MistakeKind::WrongType("true or false"))),
+    };
+    if both_ways && ask.is_none() {
+        return Err(at(place, MistakeKind::Needs("\"ask\": \"both_ways\" asks that question both ways")));
+    }
     let replies = list(o, "replies", place)?;
     if replies.len() > MAX_REPLIES {
         return Err(at(&format!("{place}.replies"), MistakeKind::TooManyReplies(replies.len())));
@@ -203,7 +216,8 @@ fn step(v: &Value, place: &str, servers: &[LessonServer]) -> Read<Step> {
         text: text(o, "text", place)?.ok_or_else(|| at(place, MistakeKind::Needs("\"text\"")))?,
         action: text(o, "do", place)?,
         look: text(o, "look", place)?,
-        ask: text(o, "ask", place)?,
+        ask,
+        both_ways,
         breakpoints: list(o, "breakpoints", place)?
             .iter()
             .enumerate()
@@ -324,6 +338,14 @@ mod tests {
             step(json!({"text": "x", "faults": [{"fault": "timeout", "server": "notes"}]})),
             "steps[0].faults[0].server: \"notes\" is not one of the lesson's servers"
         );
+        assert_eq!(
+            step(json!({"text": "x", "both_ways": "yes", "ask": "q"})),
+            "steps[0].both_ways: must be true or false"
+        );
+        assert_eq!(
+            step(json!({"text": "x", "both_ways": true})),
+            "steps[0]: needs \"ask\": \"both_ways\" asks that question both ways"
+        );
         assert!(
             step(json!({"text": "x", "breakpoint": [1]}))
                 .starts_with("steps[0]: has \"breakpoint\", which a lesson does not have")
@@ -355,14 +377,22 @@ mod tests {
 
     #[test]
     fn the_built_in_lessons_read() {
-        for name in ["four-phases", "error-layers", "parallel-calls", "thinking", "tool-choice"] {
-            let path = format!("{}/../../lessons/{name}.json", env!("CARGO_MANIFEST_DIR"));
-            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        // Every file in lessons/, so a lesson added there is read here too.
+        let dir = format!("{}/../../lessons", env!("CARGO_MANIFEST_DIR"));
+        let mut names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+        names.sort();
+        assert!(names.len() >= 6, "{names:?}");
+        for path in names {
+            let name = path.display();
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
             let lesson = super::super::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(lesson.steps.len() >= 3, "{name}");
             assert_eq!(lesson.model, LessonModel::Demo, "{name}: built-in lessons need no key");
         }
-        let text = std::fs::read_to_string(format!("{}/../../lessons/tool-choice.json", env!("CARGO_MANIFEST_DIR")));
+        let text = std::fs::read_to_string(format!("{dir}/connector.json"));
+        let both: Vec<bool> = super::super::parse(&text.unwrap()).unwrap().steps.iter().map(|s| s.both_ways).collect();
+        assert_eq!(both, [false, true, true, false]);
+        let text = std::fs::read_to_string(format!("{dir}/tool-choice.json"));
         let lesson = super::super::parse(&text.unwrap()).unwrap();
         let choices: Vec<_> = (0..4).map(|i| lesson.opening_choice(i)).collect();
         assert_eq!(choices[0], None);
