@@ -14,6 +14,7 @@ pub mod fake_models;
 pub mod fake_thinking;
 pub mod fake_tool_fields;
 pub mod http;
+pub mod legacy_auth;
 pub mod mcp_faults;
 pub mod prompt_cache;
 pub mod real;

@@ -8,6 +8,11 @@ use serde_json::Value;
 
 use super::http::read_document;
 use super::url::{canonical_resource, origin, resource_covers, resource_metadata_urls, server_metadata_urls};
+
+/// Whether `url` is on `origin` (`scheme://host[:port]`), compared as parsed.
+fn same_origin(url: &str, origin_of: &str) -> bool {
+    matches!((origin(url), origin(origin_of)), (Some(a), Some(b)) if a == b)
+}
 use super::{Auth, AuthError, Challenge, Step};
 use crate::platform::{Headers, Method, Platform};
 use protocol::oauth::{AuthServerMetadata, ProtectedResourceMetadata};
@@ -66,11 +71,14 @@ impl<P: Platform> Auth<P> {
                 (canonical_resource(&self.server_url), origin)
             }
         };
-        match self.server_metadata(&issuer, &mut looked).await {
+        let legacy = prm.is_none();
+        match self.server_metadata(&issuer, legacy, &mut looked).await {
             Search::Found(metadata) => self.check_endpoints(&metadata).map(|()| Found {
                 resource,
                 resource_scopes: prm.and_then(|p| p.scopes_supported),
-                issuer,
+                // On the 2025-03-26 path the metadata's own issuer (on the server's origin) is
+                // what the authorization response's `iss` is compared with.
+                issuer: if legacy { metadata.issuer.clone() } else { issuer },
                 metadata,
                 defaults: false,
             }),
@@ -121,8 +129,17 @@ impl<P: Platform> Auth<P> {
     }
 
     /// RFC 8414 and OpenID Connect Discovery, in MCP's order; the issuer must be the one the
-    /// places were built from, character for character (RFC 8414 §3.3).
-    async fn server_metadata(&self, issuer: &str, looked: &mut Vec<String>) -> Search<AuthServerMetadata> {
+    /// places were built from, character for character (RFC 8414 §3.3). On the 2025-03-26 path
+    /// (`legacy`: no Protected Resource Metadata) the places are built from the server's origin,
+    /// which that revision makes the authorization base URL without asking the metadata to name
+    /// it: there, an issuer on that same origin (`http://host/oauth` for `http://host`) is
+    /// accepted and said; one on any other origin is refused as on the modern path.
+    async fn server_metadata(
+        &self,
+        issuer: &str,
+        legacy: bool,
+        looked: &mut Vec<String>,
+    ) -> Search<AuthServerMetadata> {
         let mut candidates = server_metadata_urls(issuer).into_iter();
         loop {
             let Some(url) = candidates.next() else { return Search::Absent };
@@ -132,10 +149,19 @@ impl<P: Platform> Auth<P> {
                 Search::Failed(e) => return Search::Failed(e),
             };
             return match read_document(Step::ServerMetadata, &url, Some(&json), AuthServerMetadata::read) {
-                Ok(m) if m.issuer != issuer => {
+                Ok(m) if m.issuer == issuer => Search::Found(m),
+                Ok(m) if legacy && same_origin(&m.issuer, issuer) => {
+                    self.note(format!(
+                        "The 2025-03-26 rules: the metadata at {url} names the issuer {}, on the server's origin {issuer}; \
+                         accepted (that revision derives the authorization server from the server's address; an issuer \
+                         on another origin would be refused)",
+                        m.issuer
+                    ));
+                    Search::Found(m)
+                }
+                Ok(m) => {
                     Search::Failed(AuthError::IssuerMismatch { url, expected: issuer.to_owned(), found: m.issuer })
                 }
-                Ok(m) => Search::Found(m),
                 Err(e) => Search::Failed(e),
             };
         }
