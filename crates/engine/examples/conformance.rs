@@ -29,14 +29,19 @@ mod driver {
 
     use engine::auth::{Auth, ClientSettings, Preregistered, SignInPage, UserAgent};
     use engine::cancel::CancelToken;
+    use engine::mcp::skills::SkillError;
     use engine::mcp::{
-        ElicitationHandler, Handlers, McpClient, McpError, RequestOptions, RevisionChoice, ServerConfig,
+        ElicitationHandler, Handlers, McpClient, McpError, RequestOptions, RevisionChoice, SamplingHandler,
+        ServerConfig,
     };
     use engine::trace::Tracer;
     use futures::FutureExt;
     use futures::future::LocalBoxFuture;
-    use protocol::jsonrpc::ErrorObject;
-    use protocol::mcp::{ElicitAction, ElicitParams, ElicitResult, Revision, ServerCapabilities, Tool};
+    use protocol::jsonrpc::{ErrorCode, ErrorObject};
+    use protocol::mcp::{
+        CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, Revision,
+        ServerCapabilities, Tool,
+    };
     use serde_json::{Map, Value, json};
     use std::rc::Rc;
 
@@ -45,6 +50,26 @@ mod driver {
     impl ElicitationHandler for AcceptAsIs {
         fn elicit(&self, _: &str, _: ElicitParams) -> LocalBoxFuture<'static, Result<ElicitResult, ErrorObject>> {
             async { Ok(ElicitResult { action: ElicitAction::Accept, content: Some(Map::new()) }) }.boxed_local()
+        }
+    }
+
+    /// Sampling declared as the page declares it (it has an approval dialog); here every
+    /// request is declined, as a user who says no.
+    struct Declines;
+    impl SamplingHandler for Declines {
+        fn create_message(
+            &self,
+            _: &str,
+            _: CreateMessageParams,
+        ) -> LocalBoxFuture<'static, Result<CreateMessageResult, ErrorObject>> {
+            async {
+                Err(ErrorObject {
+                    code: ErrorCode(-1),
+                    message: "the user declined the sampling request".into(),
+                    data: None,
+                })
+            }
+            .boxed_local()
         }
     }
 
@@ -125,7 +150,11 @@ mod driver {
 
     async fn drive(url: &str, scenario: &str, revision: RevisionChoice) -> Result<(), String> {
         let platform = support::Native::new();
-        let handlers = Handlers { elicitation: Some(Rc::new(AcceptAsIs)), ..Default::default() };
+        let handlers = Handlers {
+            elicitation: Some(Rc::new(AcceptAsIs)),
+            sampling: Some(Rc::new(Declines)),
+            ..Default::default()
+        };
         let config = ServerConfig { revision, ..ServerConfig::new("conformance", url) };
         let tracer = Tracer::silent();
         let browser = reqwest::Client::builder()
@@ -225,6 +254,32 @@ mod driver {
                 first.arguments.iter().map(|a| (a.name.clone(), Value::String("test".into()))).collect();
             if let Err(e) = client.get_prompt(first, &args, &opts).await {
                 answered_or_failed(&mut failures, "prompts/get", e);
+            }
+        }
+        if client.offers_skills() {
+            let list = client.list_skills(&opts).await.map_err(|e| format!("skills/list: {e}"))?;
+            for (uri, why) in &list.excluded {
+                eprintln!("skill left out: {uri}: {why}");
+            }
+            // A host reads a skill only when it is loaded (the model or the user asks for it):
+            // the verify scenarios' premise is that one was; the others only list.
+            if scenario.starts_with("sep-2640-client-verify") {
+                for skill in &list.skills {
+                    match client.load_skill(skill, &opts).await {
+                        Ok(_) => {
+                            eprintln!("skill {}: loaded, verified", skill.name);
+                            for file in skill.files.iter().flatten().filter(|f| f.uri != skill.uri) {
+                                match client.read_skill_file(skill, &file.uri, &opts).await {
+                                    Ok(_) => eprintln!("skill file {}: read, verified", file.uri),
+                                    Err(SkillError::Mcp(e)) => answered_or_failed(&mut failures, "resources/read", e),
+                                    Err(refused) => eprintln!("skill file {}: {refused}", file.uri),
+                                }
+                            }
+                        }
+                        Err(SkillError::Mcp(e)) => answered_or_failed(&mut failures, "resources/read", e),
+                        Err(refused) => eprintln!("skill {}: {refused}", skill.name),
+                    }
+                }
             }
         }
         if failures.is_empty() { Ok(()) } else { Err(failures.join("; ")) }

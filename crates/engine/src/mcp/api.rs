@@ -65,7 +65,12 @@ impl<P: Platform> McpClient<P> {
     }
 
     /// Pages through a `*/list` until `nextCursor` is absent (C-24).
-    async fn list_all(&self, method: &str, key: &str, opts: &RequestOptions) -> Result<Vec<Value>, McpError> {
+    pub(super) async fn list_all(
+        &self,
+        method: &str,
+        key: &str,
+        opts: &RequestOptions,
+    ) -> Result<Vec<Value>, McpError> {
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_PAGES {

@@ -13,6 +13,7 @@ mod inject;
 mod listen;
 pub mod negotiate;
 mod serve;
+pub mod skills;
 mod transport;
 
 pub use api::ToolList;

@@ -62,6 +62,9 @@ pub struct ServerCapabilities {
     pub tasks: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub experimental: Option<Value>,
+    /// Extensions the server declares (SEP-1730), by identifier, each with its settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<Map<String, Value>>,
 }
 
 /// What a server can declare, one by one (`resources.subscribe` is a capability of its own:
@@ -111,6 +114,11 @@ impl ServerCapability {
 }
 
 impl ServerCapabilities {
+    /// The settings of extension `id`, if the server declared it (`{}` is declared, no settings).
+    pub fn extension(&self, id: &str) -> Option<&Value> {
+        self.extensions.as_ref()?.get(id)
+    }
+
     pub fn has(&self, c: ServerCapability) -> bool {
         match c {
             ServerCapability::Tools => self.tools.is_some(),
