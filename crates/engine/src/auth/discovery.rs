@@ -7,12 +7,9 @@
 use serde_json::Value;
 
 use super::http::read_document;
-use super::url::{canonical_resource, origin, resource_covers, resource_metadata_urls, server_metadata_urls};
-
-/// Whether `url` is on `origin` (`scheme://host[:port]`), compared as parsed.
-fn same_origin(url: &str, origin_of: &str) -> bool {
-    matches!((origin(url), origin(origin_of)), (Some(a), Some(b)) if a == b)
-}
+use super::url::{
+    canonical_resource, origin, resource_covers, resource_metadata_urls, same_origin, server_metadata_urls,
+};
 use super::{Auth, AuthError, Challenge, Step};
 use crate::platform::{Headers, Method, Platform};
 use protocol::oauth::{AuthServerMetadata, ProtectedResourceMetadata};

@@ -83,6 +83,11 @@ pub fn resource_covers(resource: &str, server_url: &str) -> bool {
     rp.is_empty() || sp == rp || sp.strip_prefix(rp).is_some_and(|rest| rest.starts_with('/'))
 }
 
+/// Whether two absolute URLs share an origin (scheme, host and port, as parsed).
+pub fn same_origin(a: &str, b: &str) -> bool {
+    matches!((HttpUrl::parse(a), HttpUrl::parse(b)), (Some(a), Some(b)) if a.same_origin(&b))
+}
+
 /// The server's origin: the authorization server of a 2025-03-26 server without metadata.
 pub fn origin(url: &str) -> Option<&str> {
     HttpUrl::parse(url).map(|u| u.origin)
