@@ -82,6 +82,21 @@ split_point! {
 }
 
 split_point! {
+    /// The bars of the tasks servers run for tool calls, on the timeline. In the agent chunk:
+    /// only a tool call makes a task.
+    agent: fn task_bars(shown: Memo<Vec<usize>>) {
+        Ok(ViewFn::from(move || view! { <crate::timeline::tasks::TaskBars shown=shown/> }.into_any()))
+    }
+}
+
+split_point! {
+    /// The strip naming each task still followed, with its Cancel.
+    agent: fn running_tasks() {
+        Ok(ViewFn::from(|| crate::timeline::tasks::RunningTasks().into_any()))
+    }
+}
+
+split_point! {
     /// "Ask both ways": the question in the page's loop, then through the API's MCP connector,
     /// compared (`state/both_ways.rs`).
     compare, preload preload_compare: fn ask_both_ways(svc: crate::state::Services, text: String) -> Result<(), ChunkMissing> {

@@ -4,6 +4,7 @@
 
 mod detail;
 mod rows;
+pub(crate) mod tasks;
 
 pub use detail::DetailPane;
 pub use rows::EVENTS_ID;

@@ -5,9 +5,9 @@ use leptos::prelude::*;
 
 use crate::state::use_services;
 use engine::num::{fixed, shortest};
-use engine::timeline::{Badge, Lane, Row, RowKind, band_key, duration_words, phase_title, visible};
+use engine::timeline::{Badge, Lane, Row, RowKind, band_key, duration_words, lane_position, phase_title, visible};
 
-const ROW_H: f64 = 38.0;
+pub const ROW_H: f64 = 38.0;
 /// The timeline's one listbox (a skip link and the detail pane return focus to it).
 pub const EVENTS_ID: &str = "timeline-events";
 const OVERSCAN: usize = 8;
@@ -155,16 +155,12 @@ pub fn Rows() -> impl IntoView {
     // Styles are set property by property (CSSOM), never as a style attribute: the page's
     // Content-Security-Policy allows no inline style (docs/security.md).
     let columns = move || lanes.with(Vec::len).max(1).to_string();
-    let lane_x = move |lane: &Lane| -> f64 {
-        lanes.with(|ls| {
-            let n = ls.len().max(1) as f64;
-            let i = ls.iter().position(|l| l == lane).unwrap_or(0) as f64;
-            (i + 0.5) / n * 100.0
-        })
-    };
+    let lane_x = move |lane: &Lane| -> f64 { lanes.with(|ls| lane_position(ls, lane)) };
+    let has_tasks = Signal::derive(move || trace.with_timeline(|t| !t.tasks().is_empty()));
 
     view! {
         <div class="tl" style=("--lanes", columns)>
+            <crate::chunks::OnDemandWhen when=has_tasks what="running tasks" load=crate::chunks::running_tasks/>
             <div class="tl-lanes" aria-hidden="true">
                 {move || lanes.get().iter().map(|l| {
                     let name = l.name(&servers.get());
@@ -180,6 +176,8 @@ pub fn Rows() -> impl IntoView {
                 aria-activedescendant=move || active.get().map(|a| format!("tl-row-{a}"))
                 on:keydown=on_key>
                 <div class="tl-space" style:height=move || format!("{}px", shortest(shown.with(Vec::len) as f64 * ROW_H))>
+                    // Tasks are drawn by the agent chunk: only a tool call makes one.
+                    <crate::chunks::OnDemandWhen when=has_tasks what="task bars" load=move || crate::chunks::task_bars(shown)/>
                     <For each=move || window.get() key=|item| *item let:item>
                         {
                             let (_, pos, index) = item;

@@ -4,7 +4,8 @@
 //! - [`mcp_faults`]: an MCP endpoint per fault that real servers will not produce on demand;
 //! - [`fake_claude`]: a strict fake of the Claude Messages API ([`fake_thinking`]: its thinking
 //!   rules; [`fake_tool_fields`]: strict tools and eager input streaming;
-//!   [`fake_models`]: the Models API's list; [`fake_connector`]: the API's MCP connector).
+//!   [`fake_models`]: the Models API's list; [`fake_connector`]: the API's MCP connector);
+//! - [`tasks_server`]: a 2026-07-28 server with the tasks extension (no SDK serves it yet).
 //!
 //! Everything binds 127.0.0.1 and every wait is bounded.
 
@@ -18,6 +19,7 @@ pub mod legacy_auth;
 pub mod mcp_faults;
 pub mod prompt_cache;
 pub mod real;
+pub mod tasks_server;
 
 use std::net::TcpListener;
 use std::path::PathBuf;

@@ -5,7 +5,7 @@
 //! fixtures [--everything PORT] [--python PORT] [--python-json PORT] [--python-nocors PORT]
 //!          [--python2 PORT] [--ts PORT] [--ts-reject PORT]
 //!          [--oauth PORT] [--oauth-nocors PORT] [--oauth-short PORT]
-//!          [--faults PORT] [--claude PORT] [--parent PID] [--max-seconds N]
+//!          [--faults PORT] [--tasks PORT] [--claude PORT] [--parent PID] [--max-seconds N]
 //! ```
 //! An `--oauth*` PORT is the MCP server's; its authorization server listens on PORT + 1
 //! (`-nocors`: no CORS on its registration endpoint, as oidc-provider ships; `-short`: tokens
@@ -40,6 +40,7 @@ async fn main() {
     let mut servers = Vec::new();
     let mut stacks = Vec::new();
     let mut faults = None;
+    let mut tasks = None;
     let mut claude = None;
     let mut parent = None;
     let mut max_seconds = 1800u64;
@@ -65,6 +66,7 @@ async fn main() {
                 stacks.push(real::oauth_on(port, ensure_free(flag, port + 1), options));
             }
             "--faults" => faults = Some(Faults::start(port()).await),
+            "--tasks" => tasks = Some(testkit::tasks_server::TasksServer::start(port()).await),
             "--claude" => claude = Some(testkit::fake_claude::FakeClaude::start(port()).await),
             "--parent" => parent = Some(value.parse::<u32>().expect("--parent PID")),
             "--max-seconds" => max_seconds = value.parse().expect("--max-seconds N"),
@@ -86,6 +88,7 @@ async fn main() {
         _ = tokio::signal::ctrl_c() => {}
     }
     drop(faults);
+    drop(tasks);
     drop(claude);
     drop(servers);
     drop(stacks);

@@ -8,6 +8,8 @@ export const FIXTURES = {
   ts: 18426,
   "ts-reject": 18427,
   python2: 18428,
+  // A 2026-07-28 server with the tasks extension (testkit/src/tasks_server.rs).
+  tasks: 18429,
   // OAuth stacks: the MCP server on this port, its authorization server on the next one.
   oauth: 18430,
   "oauth-nocors": 18432,
@@ -26,6 +28,7 @@ export const URLS = {
   ts: `http://127.0.0.1:${FIXTURES.ts}/mcp`,
   tsReject: `http://127.0.0.1:${FIXTURES["ts-reject"]}/mcp`,
   python2: `http://127.0.0.1:${FIXTURES.python2}/mcp`,
+  tasks: `http://127.0.0.1:${FIXTURES.tasks}/mcp`,
   oauth: `http://127.0.0.1:${FIXTURES.oauth}/mcp`,
   oauthIssuer: `http://127.0.0.1:${FIXTURES.oauth + 1}`,
   oauthNoCors: `http://127.0.0.1:${FIXTURES["oauth-nocors"]}/mcp`,

@@ -82,6 +82,16 @@ impl ErrorObject {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         Self { code, message: message.into(), data: None }
     }
+
+    /// Reads an error object already parsed as JSON (a task's `error`): by hand, as a derived
+    /// reader from a `Value` costs the page another copy of the derived one.
+    pub fn read(v: &Value) -> Option<Self> {
+        Some(Self {
+            code: ErrorCode(v.get("code")?.as_i64()?),
+            message: v.get("message")?.as_str()?.to_owned(),
+            data: v.get("data").cloned(),
+        })
+    }
 }
 
 impl fmt::Display for ErrorObject {

@@ -202,6 +202,15 @@ fn mcp_failure_text(label: &str, tool: &str, e: &McpError) -> String {
             format!("{head}: no answer within {after_ms} ms, so the client gave up and cancelled it.")
         }
         McpError::Cancelled => format!("{head}: the user stopped it before it finished."),
+        McpError::TaskEnded { task_id, by_page: true, .. } => format!(
+            "{head}: the server ran it as a task ({task_id}), and the user cancelled that task before it finished. \
+             Do not call it again unless the user asks."
+        ),
+        McpError::TaskEnded { task_id, status, message, .. } => format!(
+            "{head}: the server ran it as a task ({task_id}), which ended {} with no result{}.",
+            status.as_str(),
+            message.as_ref().map(|m| format!(" ({})", m.trim_end_matches('.'))).unwrap_or_default()
+        ),
         other => format!("{head}: {other}"),
     }
 }

@@ -9,7 +9,7 @@ use super::error::ProtocolError;
 use super::{McpClient, McpError, RequestOptions};
 use crate::platform::Platform;
 use protocol::mcp::{
-    CallToolResult, GetPromptResult, LOG_LEVELS, Prompt, ReadResourceResult, Resource, ResourceTemplate,
+    CallToolResult, GetPromptResult, created_task, LOG_LEVELS, Prompt, ReadResourceResult, Resource, ResourceTemplate,
     ServerCapability, Tool, method,
 };
 
@@ -31,8 +31,8 @@ fn decode<T: DeserializeOwned>(v: Value, what: &str) -> Result<T, McpError> {
 }
 
 /// Checks one raw tool definition: C-26 (one bad tool never sinks the list), C-27 (task-only
-/// tools are hidden, as tasks are not implemented).
-fn check_tool(raw: Value, index: usize) -> Result<Tool, (String, String)> {
+/// tools are hidden unless the server runs tasks for `tools/call`).
+fn check_tool(raw: Value, index: usize, tasks: bool) -> Result<Tool, (String, String)> {
     let label = raw.get("name").and_then(Value::as_str).map(str::to_owned).unwrap_or_else(|| format!("#{index}"));
     let tool: Tool =
         serde_json::from_value(raw).map_err(|e| (label.clone(), format!("not a valid tool definition: {e}")))?;
@@ -45,10 +45,11 @@ fn check_tool(raw: Value, index: usize) -> Result<Tool, (String, String)> {
         None if tool.input_schema.is_object() => {}
         None => return Err((label, "inputSchema is not a JSON object".into())),
     }
-    if tool.requires_tasks() {
+    if tool.requires_tasks() && !tasks {
         return Err((
             label,
-            "runs only as a task (execution.taskSupport: \"required\"), which this client does not implement".into(),
+            "runs only as a task (execution.taskSupport: \"required\"), but the server does not declare tasks for tools/call"
+                .into(),
         ));
     }
     Ok(tool)
@@ -106,10 +107,11 @@ impl<P: Platform> McpClient<P> {
         self.require(ServerCapability::Tools, method::TOOLS_LIST)?;
         let raw = self.list_all(method::TOOLS_LIST, "tools", opts).await?;
         let modern = self.modern().is_some();
+        let tasks = self.task_era().is_some();
         let mut list = ToolList::default();
         let mut headers = std::collections::HashMap::new();
         for (i, t) in raw.into_iter().enumerate() {
-            let checked = check_tool(t, i).and_then(|tool| {
+            let checked = check_tool(t, i, tasks).and_then(|tool| {
                 if !modern {
                     return Ok(tool);
                 }
@@ -128,11 +130,14 @@ impl<P: Platform> McpClient<P> {
             }
         }
         *self.tool_headers.borrow_mut() = headers;
+        *self.task_tools.borrow_mut() =
+            list.tools.iter().filter(|t| t.allows_tasks()).map(|t| t.name.clone()).collect();
         Ok(list)
     }
 
     /// Calls a tool. A JSON-RPC error is an `Err`; a tool that ran and failed is
-    /// `Ok(CallToolResult { is_error: true, .. })` (C-28).
+    /// `Ok(CallToolResult { is_error: true, .. })` (C-28). A call the server turns into a task
+    /// is followed to its end (`tasks.rs`), and the task's result is the call's.
     pub async fn call_tool(
         &self,
         name: &str,
@@ -140,9 +145,19 @@ impl<P: Platform> McpClient<P> {
         opts: &RequestOptions,
     ) -> Result<CallToolResult, McpError> {
         self.require(ServerCapability::Tools, method::TOOLS_CALL)?;
-        let result =
-            self.request(method::TOOLS_CALL, Some(json!({ "name": name, "arguments": arguments })), opts).await?;
-        decode(result, "CallToolResult")
+        let mut params = json!({ "name": name, "arguments": arguments });
+        if let Some(task) = self.task_request(name) {
+            params["task"] = task;
+        }
+        let result = self.request(method::TOOLS_CALL, Some(params), opts).await?;
+        match created_task(&result) {
+            Some(task) if self.task_era().is_some() => self.follow_task(task, opts).await,
+            Some(_) => Err(McpError::Decode {
+                reason: "the server answered with a task, but this connection did not negotiate tasks".into(),
+                raw: result.to_string(),
+            }),
+            None => decode(result, "CallToolResult"),
+        }
     }
 
     pub async fn list_resources(&self, opts: &RequestOptions) -> Result<Vec<Resource>, McpError> {
@@ -248,15 +263,16 @@ mod tests {
 
     #[test]
     fn invalid_tools_are_left_out_with_a_reason_c26_c27() {
-        assert!(check_tool(json!({"name":"ok","inputSchema":{"type":"object"}}), 0).is_ok());
-        let (name, why) = check_tool(json!({"name":"arr","inputSchema":{"type":"array"}}), 1).unwrap_err();
+        assert!(check_tool(json!({"name":"ok","inputSchema":{"type":"object"}}), 0, false).is_ok());
+        let (name, why) = check_tool(json!({"name":"arr","inputSchema":{"type":"array"}}), 1, false).unwrap_err();
         assert_eq!(name, "arr");
         assert!(why.contains("\"array\""), "{why}");
-        let (name, _) = check_tool(json!({"inputSchema":{"type":"object"}}), 2).unwrap_err();
-        assert!(check_tool(json!({"name":"untyped","inputSchema":{"properties":{}}}), 4).is_ok());
-        assert!(check_tool(json!({"name":"none","inputSchema":null}), 5).is_err());
+        let (name, _) = check_tool(json!({"inputSchema":{"type":"object"}}), 2, false).unwrap_err();
+        assert!(check_tool(json!({"name":"untyped","inputSchema":{"properties":{}}}), 4, false).is_ok());
+        assert!(check_tool(json!({"name":"none","inputSchema":null}), 5, false).is_err());
         assert_eq!(name, "#2");
         let task = json!({"name":"t","inputSchema":{"type":"object"},"execution":{"taskSupport":"required"}});
-        assert!(check_tool(task, 3).unwrap_err().1.contains("task"));
+        assert!(check_tool(task.clone(), 3, false).unwrap_err().1.contains("task"));
+        assert!(check_tool(task, 3, true).is_ok(), "kept when the server runs tasks for tools/call");
     }
 }

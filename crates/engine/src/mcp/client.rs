@@ -66,6 +66,10 @@ pub struct McpClient<P: Platform> {
     pub(super) subscriptions: RefCell<BTreeSet<String>>,
     /// The `x-mcp-header` declarations of each listed tool (SEP-2243), for `tools/call`.
     pub(super) tool_headers: RefCell<HashMap<String, Vec<HeaderParam>>>,
+    /// The listed tools that may run as a task (2025-11-25 `execution.taskSupport`).
+    pub(super) task_tools: RefCell<std::collections::HashSet<String>>,
+    /// The tasks being followed, each with the token its Cancel fires (`tasks.rs`).
+    pub(super) live_tasks: RefCell<HashMap<String, CancelToken>>,
     /// 2026-07-28 sets the log level per request, in `_meta`.
     pub(super) log_level: RefCell<Option<String>>,
     /// Cancelled to make a 2026-07-28 listen stream reopen with a changed filter.
@@ -99,6 +103,8 @@ impl<P: Platform> McpClient<P> {
             reinit: futures::lock::Mutex::new(()),
             subscriptions: RefCell::default(),
             tool_headers: RefCell::default(),
+            task_tools: RefCell::default(),
+            live_tasks: RefCell::default(),
             log_level: RefCell::default(),
             relisten: RefCell::default(),
             stream_open: Cell::new(false),

@@ -141,6 +141,8 @@ pub fn request_headers(revision: Revision, rpc_method: &str, params: &Value, too
     let name = match rpc_method {
         method::TOOLS_CALL | method::PROMPTS_GET => params.get("name"),
         method::RESOURCES_READ => params.get("uri"),
+        // The tasks extension names the task (SEP-2663).
+        method::TASKS_GET | method::TASKS_UPDATE | method::TASKS_CANCEL => params.get("taskId"),
         _ => None,
     };
     if let Some(name) = name.and_then(Value::as_str) {

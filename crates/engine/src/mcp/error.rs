@@ -63,6 +63,11 @@ pub enum McpError {
     /// request never follows.
     #[error("the server answered with a redirect, not followed: this request carries your headers or token")]
     RedirectRefused,
+
+    /// A task ended without a result: cancelled (by the server, or after the page asked), or
+    /// failed with nothing to say why.
+    #[error("task {task_id} ended {}{}{}", status.as_str(), if *by_page { " after the page asked to cancel it" } else { "" }, message.as_ref().map(|m| format!(": {m}")).unwrap_or_default())]
+    TaskEnded { task_id: String, status: protocol::mcp::TaskStatus, message: Option<String>, by_page: bool },
 }
 
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -107,6 +112,8 @@ impl McpError {
             McpError::Auth(e) => e.layer(),
             McpError::Limit(l) => l.limit.layer(),
             McpError::RedirectRefused => Layer::Http,
+            McpError::TaskEnded { by_page: true, .. } => Layer::Cancelled,
+            McpError::TaskEnded { .. } => Layer::Tool,
         }
     }
 

@@ -102,7 +102,7 @@ impl<P: Platform> McpClient<P> {
             }
             if let Some(revision) = envelope {
                 let level = self.log_level.borrow().clone();
-                add_meta(&mut p, revision, &self.handlers.capabilities(), level.as_deref());
+                add_meta(&mut p, revision, &self.handlers.modern_capabilities(), level.as_deref());
                 let p = Value::Object(p.clone());
                 let tool = p.get("name").and_then(Value::as_str).filter(|_| rpc_method == method::TOOLS_CALL);
                 let declared = tool.and_then(|t| self.tool_headers.borrow().get(t).cloned()).unwrap_or_default();

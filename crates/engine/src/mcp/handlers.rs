@@ -9,7 +9,7 @@ use std::rc::Rc;
 use protocol::jsonrpc::ErrorObject;
 use protocol::mcp::{
     CancelledParams, ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult,
-    LoggingMessageParams, ProgressParams,
+    LoggingMessageParams, ProgressParams, TASKS_EXTENSION,
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,8 +69,9 @@ pub struct Handlers {
 }
 
 impl Handlers {
-    /// Declares exactly what is installed: no roots (a browser has no filesystem), no tasks,
-    /// elicitation in form mode only (C-36).
+    /// Declares exactly what is installed: no roots (a browser has no filesystem), elicitation in
+    /// form mode only (C-36). A 2025 client hosts no tasks of its own, so it declares none; it
+    /// still asks servers for tasks (`tasks.rs`).
     pub fn capabilities(&self) -> ClientCapabilities {
         let mut form = Map::new();
         form.insert("form".into(), Value::Object(Map::new()));
@@ -78,6 +79,15 @@ impl Handlers {
             sampling: self.sampling.as_ref().map(|_| Map::new()),
             elicitation: self.elicitation.as_ref().map(|_| form),
             roots: None,
+            extensions: None,
         }
+    }
+
+    /// What each 2026-07-28 request declares: the above, plus the tasks extension (a server may
+    /// answer a `tools/call` with a task only when the request declares it).
+    pub fn modern_capabilities(&self) -> ClientCapabilities {
+        let mut extensions = Map::new();
+        extensions.insert(TASKS_EXTENSION.into(), Value::Object(Map::new()));
+        ClientCapabilities { extensions: Some(extensions), ..self.capabilities() }
     }
 }

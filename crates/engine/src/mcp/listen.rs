@@ -121,7 +121,7 @@ impl<P: Platform> McpClient<P> {
             let mut params = Map::new();
             params.insert("notifications".into(), serde_json::to_value(&filter).expect("serialisable"));
             let level = self.log_level.borrow().clone();
-            add_meta(&mut params, revision, &self.handlers.capabilities(), level.as_deref());
+            add_meta(&mut params, revision, &self.handlers.modern_capabilities(), level.as_deref());
             let params = Value::Object(params);
             let headers = request_headers(revision, method::SUBSCRIPTIONS_LISTEN, &params, &[]);
             let message = Message::request(id, method::SUBSCRIPTIONS_LISTEN, Some(params));

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Lane, Row, RowKind, ToolStory};
+use super::{Lane, Row, RowKind, ToolStory, duration_words};
 use crate::curl;
 use crate::limits::bytes as bytes_words;
 use crate::num::fixed;
@@ -178,6 +178,18 @@ pub fn raw(e: &TraceEvent, trace_limit: usize) -> RawStep {
                 .unwrap_or_default(),
         ),
         TraceKind::Note { text } => ("Note".into(), text.clone()),
+        TraceKind::Task { task_id, status, message, poll_ms, .. } => (
+            format!("Task {task_id}: {}", status.as_str()),
+            [
+                message.as_ref().map(|m| format!("The server says: {m}")),
+                poll_ms.map(|ms| format!("The page polls it with tasks/get every {} (the server's interval, kept between {} and {}).", duration_words(ms as f64), duration_words(crate::mcp::MIN_POLL_MS as f64), duration_words(crate::mcp::MAX_POLL_MS as f64))),
+                status.is_terminal().then(|| "Ended: what it produced is the tool_result Claude receives.".to_owned()),
+            ]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join("\n\n"),
+        ),
     };
     RawStep { title, body, replay }
 }

@@ -12,9 +12,9 @@ mod detail;
 pub use detail::{RawStep, TwoSides, raw, request_sides, story_sides};
 pub use figures::{CompareRow, Figures, side_by_side};
 pub use overhead::{StepOverhead, step_overhead};
-pub use rows::{Badge, BadgeKind, Lane, Row, RowKind, Timeline};
+pub use rows::{Badge, BadgeKind, Lane, Row, RowKind, TaskSpan, Timeline};
 pub use story::{Step, StoryLayer, ToolStory, tool_story};
-pub use visible::{BandKey, band_key, duration_words, visible};
+pub use visible::{BandKey, band_key, duration_words, lane_position, visible};
 
 /// The article's names for the four phases.
 pub fn phase_title(phase: u8) -> &'static str {

@@ -1,7 +1,7 @@
 //! Which rows the timeline shows when the user folds phases away, and the words for a row's
 //! duration.
 
-use super::{BadgeKind, Row, RowKind};
+use super::{BadgeKind, Lane, Row, RowKind};
 use crate::num::fixed;
 
 /// A phase band, as the user folds it: (phase, round) of the turn that starts at `turn`
@@ -52,6 +52,14 @@ pub fn visible(rows: &[Row], folded: &[BandKey]) -> Vec<usize> {
 }
 
 /// A duration as the timeline writes it: "0.25 ms", "12 ms", "1.50 s".
+/// Where `lane` runs across the timeline, in percent of its width (the middle of its column);
+/// a lane not drawn (yet) is at the first column.
+pub fn lane_position(lanes: &[Lane], lane: &Lane) -> f64 {
+    let n = lanes.len().max(1) as f64;
+    let i = lanes.iter().position(|l| l == lane).unwrap_or(0) as f64;
+    (i + 0.5) / n * 100.0
+}
+
 pub fn duration_words(ms: f64) -> String {
     if ms < 1.0 {
         format!("{} ms", fixed(ms, 2))

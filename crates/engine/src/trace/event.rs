@@ -315,6 +315,18 @@ pub enum TraceKind {
     Auth {
         step: AuthStep,
     },
+    /// A task the server runs for a `tools/call` changed status (created, polled, ended):
+    /// `poll_ms`, while it runs, is how often the page polls it (the server's interval, clamped).
+    Task {
+        task_id: String,
+        status: protocol::mcp::TaskStatus,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tool_use_id: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        poll_ms: Option<u64>,
+    },
     /// A line worth showing that is not a message (session re-initialised, stream resumed…).
     Note {
         text: String,

@@ -25,6 +25,9 @@ pub struct ClientCapabilities {
     pub elicitation: Option<Map<String, Value>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roots: Option<Map<String, Value>>,
+    /// Extensions the client declares (SEP-1730), by identifier, each with its settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<Map<String, Value>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

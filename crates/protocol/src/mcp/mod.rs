@@ -9,6 +9,7 @@ mod notifications;
 mod prompts;
 mod resources;
 mod server_requests;
+mod tasks;
 mod tools;
 
 pub use content::*;
@@ -18,6 +19,7 @@ pub use notifications::*;
 pub use prompts::*;
 pub use resources::*;
 pub use server_requests::*;
+pub use tasks::*;
 pub use tools::*;
 
 /// Request and notification method names.
@@ -50,6 +52,16 @@ pub mod method {
     /// 2026-07-28: the long-lived request whose stream carries change notifications.
     pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
     pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
+    /// Tasks (2025-11-25 experimental, and the 2026 extension).
+    pub const TASKS_GET: &str = "tasks/get";
+    pub const TASKS_CANCEL: &str = "tasks/cancel";
+    /// 2025-11-25 only: blocks until the task ends, then answers with its result.
+    pub const TASKS_RESULT: &str = "tasks/result";
+    /// The 2026 extension only: answers to a task's `inputRequests`.
+    pub const TASKS_UPDATE: &str = "tasks/update";
+    /// 2025-11-25's status notification, and the 2026 extension's.
+    pub const TASKS_STATUS: &str = "notifications/tasks/status";
+    pub const TASKS_NOTIFICATION: &str = "notifications/tasks";
 }
 
 /// A page of a `*/list` result: the items plus the cursor of the next page, if any (C-24).

@@ -27,9 +27,18 @@ pub struct Tool {
 }
 
 impl Tool {
-    /// True when the server says the tool only runs as a task, which we do not implement (C-27).
+    fn task_support(&self) -> Option<&str> {
+        self.execution.as_ref().and_then(|e| e.get("taskSupport")).and_then(Value::as_str)
+    }
+
+    /// True when the server says the tool only runs as a task (2025-11-25, C-27).
     pub fn requires_tasks(&self) -> bool {
-        self.execution.as_ref().and_then(|e| e.get("taskSupport")).and_then(Value::as_str) == Some("required")
+        self.task_support() == Some("required")
+    }
+
+    /// True when the tool may run as a task (`optional` or `required`; `forbidden` is the default).
+    pub fn allows_tasks(&self) -> bool {
+        matches!(self.task_support(), Some("optional" | "required"))
     }
 }
 

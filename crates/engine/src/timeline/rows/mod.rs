@@ -4,7 +4,10 @@
 
 mod agent;
 mod marks;
+mod tasks;
 mod wire;
+
+pub use tasks::TaskSpan;
 
 use serde_json::Value;
 use std::collections::HashMap;
@@ -13,6 +16,7 @@ use crate::faults::Fault;
 use crate::layer::{Failure, Layer};
 use crate::num::shortest;
 use crate::platform::{Headers, Method};
+use super::duration_words;
 use crate::trace::{AggregatedTool, AuthStep, Direction, Peer, ResumeHow, RouteTarget, TraceEvent, TraceKind};
 use protocol::jsonrpc::{Message, RequestId};
 use protocol::mcp::method;
@@ -122,6 +126,8 @@ pub struct Timeline {
     tool_names: HashMap<String, String>,
     /// The row of the breakpoint the loop is (or last was) stopped at.
     paused: Option<usize>,
+    /// Every task seen, with the rows its life spans (`tasks.rs`).
+    tasks: Vec<TaskSpan>,
 }
 
 /// At most `max` characters of `s` on one line.
@@ -242,6 +248,16 @@ impl Timeline {
                 Some(self.on_injected(e, lane, *exchange, fault, detail.as_deref()))
             }
             TraceKind::Note { text } => Some(self.add(e, RowKind::Note { lane }, short(text, 120), "")),
+            TraceKind::Task { task_id, status, message, tool_use_id, poll_ms } => {
+                let news = tasks::TaskNews {
+                    task_id,
+                    status: *status,
+                    message: message.as_deref(),
+                    tool_use_id: tool_use_id.as_ref(),
+                    poll_ms: *poll_ms,
+                };
+                Some(self.on_task(e, lane, news))
+            }
         }
     }
 
