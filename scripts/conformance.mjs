@@ -21,7 +21,6 @@ const REVISIONS = ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
 // "not run", with why. Issue 24 takes them on.
 const NOT_IMPLEMENTED = [
   [/^auth\/dpop(-nonce)?$/, "DPoP is not implemented yet"],
-  [/^auth\/wif-jwt-bearer$/, "workload identity (JWT bearer) is not implemented yet"],
   [/^auth\/(enterprise-managed-authorization|cross-app-access-complete-flow)$/, "enterprise-managed authorization (ID-JAG) is not implemented yet"],
 ];
 // Runs known to fail, by "suite scenario@revision", with why: shown, not counted as a regression.

@@ -58,6 +58,7 @@ fn OwnClient(entry: ServerEntry) -> impl IntoView {
     let secret = RwSignal::new(current.client_secret.clone().unwrap_or_default());
     let issuer = RwSignal::new(current.issuer.clone().unwrap_or_default());
     let key = RwSignal::new(current.private_key_pem.clone().unwrap_or_default());
+    let workload = RwSignal::new(current.workload_jwt.clone().unwrap_or_default());
     let id = StoredValue::new(entry.id.clone());
     let field = |what: &str| format!("server-{}-client-{what}", id.get_value());
     let save = move |ev: leptos::ev::SubmitEvent| {
@@ -68,6 +69,7 @@ fn OwnClient(entry: ServerEntry) -> impl IntoView {
             client_secret: trimmed(secret.get_untracked()),
             issuer: trimmed(issuer.get_untracked()),
             private_key_pem: trimmed(key.get_untracked()),
+            workload_jwt: trimmed(workload.get_untracked()),
         });
         svc.set_client(id.get_value(), client);
         svc.reconnect(id.get_value());
@@ -90,6 +92,13 @@ fn OwnClient(entry: ServerEntry) -> impl IntoView {
                 <textarea id=field("key") rows="3" spellcheck="false" autocomplete="off" class="code"
                     placeholder="-----BEGIN PRIVATE KEY-----" prop:value=move || key.get()
                     on:input=move |ev| key.set(event_target_value(&ev))></textarea>
+                <label for=field("workload")>"Or a workload identity token, for the JWT-bearer grant (a JWT your platform issued to a workload; kept in memory only)"</label>
+                <textarea id=field("workload") rows="2" spellcheck="false" autocomplete="off" class="code"
+                    placeholder="eyJ…" prop:value=move || workload.get()
+                    on:input=move |ev| workload.set(event_target_value(&ev))></textarea>
+                <p class="muted">"A page has no workload identity of its own: this is for trying a server that accepts \
+                    one, with a token you copied from the workload. It is a credential: it is masked in the timeline and \
+                    never saved or exported."</p>
                 <label for=field("issuer")>"Its authorization server (issuer URL, optional)"</label>
                 <input id=field("issuer") type="url" spellcheck="false" autocomplete="off" prop:value=move || issuer.get()
                     on:input=move |ev| issuer.set(event_target_value(&ev))/>
@@ -100,6 +109,7 @@ fn OwnClient(entry: ServerEntry) -> impl IntoView {
                             client_id.set(String::new());
                             secret.set(String::new());
                             key.set(String::new());
+                            workload.set(String::new());
                             issuer.set(String::new());
                             svc.set_client(id.get_value(), None);
                         }>"Forget it"</button>

@@ -102,7 +102,11 @@ fn tool(name: &str, description: &str, properties: Value) -> Value {
 fn tools() -> Value {
     json!([
         tool("quick_answer", "Answers at once, without a task.", json!({})),
-        tool("slow_report", "Writes a report in steps, as a task (400 ms a step).", json!({ "steps": { "type": "integer" } })),
+        tool(
+            "slow_report",
+            "Writes a report in steps, as a task (400 ms a step).",
+            json!({ "steps": { "type": "integer" } })
+        ),
         tool("confirm_deploy", "Deploys after asking the user to confirm, as a task.", json!({})),
         tool("failing_build", "Starts a build that fails, as a task.", json!({})),
         tool("endless_job", "Works until it is cancelled, as a task.", json!({})),
@@ -176,7 +180,13 @@ fn detailed(id: &str, t: &mut TaskState) -> Value {
     task
 }
 
-async fn handle(State(inner): State<Arc<Inner>>, method: Method, uri: Uri, headers: HeaderMap, body: Bytes) -> Response<Body> {
+async fn handle(
+    State(inner): State<Arc<Inner>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response<Body> {
     record(&inner.log, method.as_str(), uri.path(), &headers, &body);
     let mut r = answer(&inner, &method, &headers, &body);
     allow_cors(r.headers_mut());
@@ -198,11 +208,17 @@ fn answer(inner: &Inner, method: &Method, headers: &HeaderMap, body: &[u8]) -> R
     let rpc_method = msg.get("method").and_then(Value::as_str).unwrap_or("").to_owned();
     let params = msg.get("params").cloned().unwrap_or(json!({}));
     if rpc_method == "initialize" {
-        return json(400, &rpc_error(&id, -32022, "Unsupported protocol version", Some(json!({ "supported": ["2026-07-28"] }))));
+        return json(
+            400,
+            &rpc_error(&id, -32022, "Unsupported protocol version", Some(json!({ "supported": ["2026-07-28"] }))),
+        );
     }
     let meta = params.pointer("/_meta/io.modelcontextprotocol~1protocolVersion").and_then(Value::as_str);
     if header("mcp-protocol-version").as_deref() != Some("2026-07-28") || meta != Some("2026-07-28") {
-        return json(400, &rpc_error(&id, -32022, "Unsupported protocol version", Some(json!({ "supported": ["2026-07-28"] }))));
+        return json(
+            400,
+            &rpc_error(&id, -32022, "Unsupported protocol version", Some(json!({ "supported": ["2026-07-28"] }))),
+        );
     }
     if header("mcp-method").as_deref() != Some(rpc_method.as_str()) {
         return json(400, &rpc_error(&id, -32020, "Header mismatch: Mcp-Method", None));
@@ -241,10 +257,18 @@ fn answer(inner: &Inner, method: &Method, headers: &HeaderMap, body: &[u8]) -> R
                 let mut next = inner.next.lock().unwrap();
                 *next += 1;
                 let task_id = format!("task-{}-{:04x}", *next, (*next * 7919) & 0xffff);
-                let steps = params.pointer("/arguments/steps").and_then(Value::as_u64).unwrap_or(4).clamp(1, 20) as u128;
+                let steps =
+                    params.pointer("/arguments/steps").and_then(Value::as_u64).unwrap_or(4).clamp(1, 20) as u128;
                 tasks.insert(
                     task_id.clone(),
-                    TaskState { tool: name.into(), steps, created: Instant::now(), answered: None, cancelled: false, polls: 0 },
+                    TaskState {
+                        tool: name.into(),
+                        steps,
+                        created: Instant::now(),
+                        answered: None,
+                        cancelled: false,
+                        polls: 0,
+                    },
                 );
                 let poll = if name == "tiny_poll_job" { 1 } else { 300 };
                 json!({ "resultType": "task", "taskId": task_id, "status": "working", "createdAt": "2026-12-06T00:00:00Z",

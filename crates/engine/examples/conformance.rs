@@ -101,6 +101,8 @@ mod driver {
             client_secret: text("client_secret"),
             issuer: text("issuer"),
             private_key_pem: text("private_key_pem"),
+            // Workload identity (SEP-1933): the workload's JWT.
+            workload_jwt: text("valid_jwt"),
         });
         ClientSettings {
             client_name: "Loopscope conformance driver".into(),

@@ -113,7 +113,8 @@ async fn a_research_query_runs_as_a_task_on_server_everything_2025_11_25() {
     let tools = c.list_tools(&RequestOptions::default()).await.unwrap();
     assert!(tools.tools.iter().any(|t| t.name == "simulate-research-query"), "a task-only tool is offered now");
 
-    let r = c.call_tool("simulate-research-query", json!({ "topic": "tides" }), &RequestOptions::default()).await.unwrap();
+    let r =
+        c.call_tool("simulate-research-query", json!({ "topic": "tides" }), &RequestOptions::default()).await.unwrap();
     assert!(text(&r).contains("Research Report: tides"), "{}", text(&r));
 
     let call = &sent(&trace, "tools/call")[0];
@@ -154,10 +155,7 @@ async fn a_task_cancelled_from_the_page_is_cancelled_on_the_server_2025_11_25() 
     c.connect().await.unwrap();
     c.list_tools(&RequestOptions::default()).await.unwrap();
     let e = call_and_cancel(&c, "simulate-research-query", json!({ "topic": "tides" })).await.unwrap_err();
-    assert!(
-        matches!(e, McpError::TaskEnded { status: TaskStatus::Cancelled, by_page: true, .. }),
-        "{e:?}"
-    );
+    assert!(matches!(e, McpError::TaskEnded { status: TaskStatus::Cancelled, by_page: true, .. }), "{e:?}");
     assert_eq!(sent(&trace, "tasks/cancel").len(), 1);
     assert!(c.live_tasks().is_empty());
 }
@@ -174,10 +172,15 @@ async fn the_extension_runs_a_task_to_its_result_polling_by_task_id() {
     assert!(call.pointer("/params/task").is_none(), "the extension has no task parameter");
     let seen = statuses(&trace);
     assert!(seen.iter().any(|(_, m)| m.as_deref() == Some("step 2 of 3")), "{seen:?}");
-    let polls: Vec<_> = server.requests().into_iter().filter(|r| r.rpc_method().as_deref() == Some("tasks/get")).collect();
+    let polls: Vec<_> =
+        server.requests().into_iter().filter(|r| r.rpc_method().as_deref() == Some("tasks/get")).collect();
     assert!(polls.len() >= 3, "polled every 300 ms for 1.2 s");
     for p in polls {
-        assert_eq!(p.header("mcp-name"), p.json().pointer("/params/taskId").and_then(Value::as_str), "Mcp-Name names the task");
+        assert_eq!(
+            p.header("mcp-name"),
+            p.json().pointer("/params/taskId").and_then(Value::as_str),
+            "Mcp-Name names the task"
+        );
     }
 }
 

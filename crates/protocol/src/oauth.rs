@@ -178,6 +178,8 @@ pub mod grant {
     pub const AUTHORIZATION_CODE: &str = "authorization_code";
     pub const REFRESH_TOKEN: &str = "refresh_token";
     pub const CLIENT_CREDENTIALS: &str = "client_credentials";
+    /// RFC 7523 §2.1: a JWT the client was given (a workload's identity, SEP-1933) is the grant.
+    pub const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 }
 
 #[cfg(test)]

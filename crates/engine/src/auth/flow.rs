@@ -326,7 +326,12 @@ impl<P: Platform> Auth<P> {
             && (client.client_secret.is_some() || client.auth_method == super::assertion::PRIVATE_KEY_JWT)
             && grants.iter().any(|g| g == grant::CLIENT_CREDENTIALS)
             && !grants.iter().any(|g| g == grant::AUTHORIZATION_CODE);
-        if machine {
+        // A workload's own JWT (SEP-1933) is the grant when the server takes one: no user either.
+        let workload = self.settings.preregistered.as_ref().and_then(|p| p.workload_jwt.clone());
+        if let Some(assertion) = workload.filter(|_| grants.iter().any(|g| g == grant::JWT_BEARER)) {
+            self.secret(&assertion);
+            self.jwt_bearer(&found, &client, &scopes, assertion).await
+        } else if machine {
             self.client_credentials(&found, &client, &scopes).await
         } else {
             self.authorization_code(&found, &client, &scopes).await

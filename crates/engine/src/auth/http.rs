@@ -22,6 +22,7 @@ pub enum Step {
     Token,
     Refresh,
     ClientCredentials,
+    JwtBearer,
 }
 
 impl Step {
@@ -33,6 +34,7 @@ impl Step {
             Step::Token => "token request",
             Step::Refresh => "token refresh",
             Step::ClientCredentials => "client credentials token",
+            Step::JwtBearer => "workload identity token (JWT bearer)",
         }
     }
 }

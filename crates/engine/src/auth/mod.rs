@@ -71,6 +71,10 @@ pub struct Preregistered {
     /// memory only, remembered or not.
     #[serde(skip)]
     pub private_key_pem: Option<String>,
+    /// A JWT that proves a workload's identity (workload identity federation, SEP-1933),
+    /// exchanged with the JWT-bearer grant (RFC 7523 §2.1). Like the key, memory only.
+    #[serde(skip)]
+    pub workload_jwt: Option<String>,
 }
 
 /// Shows the authorization server's sign-in page to the user.
@@ -205,5 +209,18 @@ mod tests {
         let short = token(15.0, true);
         assert!(!short.due(10_000.0) && short.due(11_500.0));
         assert!(!token(15.0, false).due(14_000.0), "nothing to refresh with");
+    }
+
+    #[test]
+    fn a_key_and_a_workload_token_are_never_written_down() {
+        let client = super::Preregistered {
+            client_id: "c".into(),
+            client_secret: None,
+            issuer: None,
+            private_key_pem: Some("-----BEGIN PRIVATE KEY-----".into()),
+            workload_jwt: Some("eyJ.workload.jwt".into()),
+        };
+        let saved = serde_json::to_string(&client).unwrap();
+        assert_eq!(saved, r#"{"client_id":"c"}"#);
     }
 }

@@ -142,6 +142,23 @@ impl<P: Platform> Auth<P> {
             .await
     }
 
+    /// The JWT-bearer grant (RFC 7523 §2.1): a workload's identity token is exchanged for an
+    /// access token. A refusal is final: no retry, no other grant (SEP-1933).
+    pub(super) async fn jwt_bearer(
+        &self,
+        found: &Found,
+        client: &RegisteredClient,
+        scopes: &[String],
+        assertion: String,
+    ) -> Result<Tokens, AuthError> {
+        let mut params = vec![("grant_type", grant::JWT_BEARER.to_owned()), ("assertion", assertion)];
+        if !scopes.is_empty() {
+            params.push(("scope", scopes.join(" ")));
+        }
+        let endpoint = found.metadata.token_endpoint.clone();
+        self.token_request(Step::JwtBearer, endpoint, &found.resource, &found.issuer, client, params, scopes).await
+    }
+
     /// A new access token from the refresh token (which is kept if no new one comes).
     pub(super) async fn refresh_with(&self, tokens: &Tokens, client: &RegisteredClient) -> Result<Tokens, AuthError> {
         let refresh_token = tokens.refresh_token.clone().unwrap_or_default();

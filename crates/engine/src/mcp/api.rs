@@ -9,8 +9,8 @@ use super::error::ProtocolError;
 use super::{McpClient, McpError, RequestOptions};
 use crate::platform::Platform;
 use protocol::mcp::{
-    CallToolResult, GetPromptResult, created_task, LOG_LEVELS, Prompt, ReadResourceResult, Resource, ResourceTemplate,
-    ServerCapability, Tool, method,
+    CallToolResult, GetPromptResult, LOG_LEVELS, Prompt, ReadResourceResult, Resource, ResourceTemplate,
+    ServerCapability, Tool, created_task, method,
 };
 
 /// At most this many pages per list: a server that keeps handing out cursors cannot keep the

@@ -22,8 +22,8 @@ pub use client::McpClient;
 pub use connection::Connection;
 pub use distance::local_network_hint;
 pub use error::{CORS_NEEDS, McpError, ProtocolError, Reach};
-pub use tasks::{MAX_INPUT_REQUESTS, MAX_POLL_MS, MAX_TASK_MS, MIN_POLL_MS, TaskEra};
 pub use handlers::{ElicitationHandler, Handlers, ListKind, SamplingHandler, ServerNotification, StateFn};
+pub use tasks::{MAX_INPUT_REQUESTS, MAX_POLL_MS, MAX_TASK_MS, MIN_POLL_MS, TaskEra};
 
 use std::rc::Rc;
 

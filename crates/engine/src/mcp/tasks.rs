@@ -63,11 +63,14 @@ enum Wake {
 }
 
 fn poll_ms(task: &Task) -> u64 {
-    task.poll_interval.filter(|ms| ms.is_finite()).map_or(DEFAULT_POLL_MS, |ms| (ms.max(0.0) as u64).clamp(MIN_POLL_MS, MAX_POLL_MS))
+    task.poll_interval
+        .filter(|ms| ms.is_finite())
+        .map_or(DEFAULT_POLL_MS, |ms| (ms.max(0.0) as u64).clamp(MIN_POLL_MS, MAX_POLL_MS))
 }
 
 fn decode_task(v: Value, asked: Option<&str>) -> Result<Task, McpError> {
-    let task = Task::read(&v).map_err(|e| McpError::Decode { reason: format!("not a valid task: {e}"), raw: v.to_string() })?;
+    let task = Task::read(&v)
+        .map_err(|e| McpError::Decode { reason: format!("not a valid task: {e}"), raw: v.to_string() })?;
     if task.task_id.is_empty() || task.task_id.chars().count() > MAX_ID_CHARS {
         return Err(McpError::Decode {
             reason: format!("the task id is empty or longer than {MAX_ID_CHARS} characters"),
@@ -320,7 +323,8 @@ impl Follower<'_> {
     async fn cancel_on_server(&self) {
         let opts = RequestOptions { timeout_ms: Some(10_000), ..RequestOptions::default() };
         if let Err(e) = self.link.rpc(method::TASKS_CANCEL, self.id_params(), &opts).await {
-            self.link.emit(TraceKind::Note { text: format!("tasks/cancel for task {} failed: {e}", self.task.task_id) });
+            self.link
+                .emit(TraceKind::Note { text: format!("tasks/cancel for task {} failed: {e}", self.task.task_id) });
         }
     }
 
@@ -328,7 +332,8 @@ impl Follower<'_> {
     /// may ask for input on the same stream. The user's Cancel ends the wait.
     async fn blocking_result(&self, started: f64, limit_ms: u64) -> Result<CallToolResult, McpError> {
         let left = (limit_ms as f64 - (self.link.now_ms() - started)).max(1_000.0) as u64;
-        let opts = RequestOptions { cancel: Some(self.own.clone()), timeout_ms: Some(left), ..RequestOptions::default() };
+        let opts =
+            RequestOptions { cancel: Some(self.own.clone()), timeout_ms: Some(left), ..RequestOptions::default() };
         let result = self.link.rpc(method::TASKS_RESULT, self.id_params(), &opts).fuse();
         let stop = self.turn.cancelled().fuse();
         pin_mut!(result, stop);

@@ -182,7 +182,14 @@ pub fn raw(e: &TraceEvent, trace_limit: usize) -> RawStep {
             format!("Task {task_id}: {}", status.as_str()),
             [
                 message.as_ref().map(|m| format!("The server says: {m}")),
-                poll_ms.map(|ms| format!("The page polls it with tasks/get every {} (the server's interval, kept between {} and {}).", duration_words(ms as f64), duration_words(crate::mcp::MIN_POLL_MS as f64), duration_words(crate::mcp::MAX_POLL_MS as f64))),
+                poll_ms.map(|ms| {
+                    format!(
+                        "The page polls it with tasks/get every {} (the server's interval, kept between {} and {}).",
+                        duration_words(ms as f64),
+                        duration_words(crate::mcp::MIN_POLL_MS as f64),
+                        duration_words(crate::mcp::MAX_POLL_MS as f64)
+                    )
+                }),
                 status.is_terminal().then(|| "Ended: what it produced is the tool_result Claude receives.".to_owned()),
             ]
             .into_iter()

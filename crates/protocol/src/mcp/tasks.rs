@@ -112,7 +112,8 @@ mod tests {
         let task = Task::read(&created_task(&legacy).unwrap()).unwrap();
         assert_eq!((task.ttl, task.poll_interval), (Some(60000.0), Some(500.0)));
 
-        let modern = json!({"resultType": "task", "taskId": "t2", "status": "working", "ttlMs": null, "pollIntervalMs": 5000});
+        let modern =
+            json!({"resultType": "task", "taskId": "t2", "status": "working", "ttlMs": null, "pollIntervalMs": 5000});
         let task = Task::read(&created_task(&modern).unwrap()).unwrap();
         assert_eq!((task.task_id.as_str(), task.ttl, task.poll_interval), ("t2", None, Some(5000.0)));
 

@@ -12,11 +12,11 @@ pub use tasks::TaskSpan;
 use serde_json::Value;
 use std::collections::HashMap;
 
+use super::duration_words;
 use crate::faults::Fault;
 use crate::layer::{Failure, Layer};
 use crate::num::shortest;
 use crate::platform::{Headers, Method};
-use super::duration_words;
 use crate::trace::{AggregatedTool, AuthStep, Direction, Peer, ResumeHow, RouteTarget, TraceEvent, TraceKind};
 use protocol::jsonrpc::{Message, RequestId};
 use protocol::mcp::method;
