@@ -10,10 +10,10 @@ import { join } from "node:path";
 import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 
 const BUDGET = {
-  first: { gzip: 384_400, brotli: 307_300 },
+  first: { gzip: 384_900, brotli: 307_500 },
   // Per chunk, gzip, by split point (src/chunks/).
   chunks: {
-    agent: 215_500, workshop: 119_800, explore: 144_200, detail: 30_800, signin: 53_200, demo: 35_500, settings: 42_800,
+    agent: 215_500, workshop: 119_800, explore: 144_200, detail: 30_800, signin: 56_600, demo: 35_500, settings: 42_800,
     compare: 16_200,
   },
 };

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 
 use crate::sign_in::{Popup, open};
 use crate::state::{ServerEntry, use_services};
-use engine::auth::{AuthStatus, Preregistered, SignInPage, expiry_words};
+use engine::auth::{AuthStatus, EnterpriseIdp, Preregistered, SignInPage, expiry_words};
 use engine::platform::Platform;
 
 /// Whether the card has anything to say about authorization.
@@ -59,6 +59,10 @@ fn OwnClient(entry: ServerEntry) -> impl IntoView {
     let issuer = RwSignal::new(current.issuer.clone().unwrap_or_default());
     let key = RwSignal::new(current.private_key_pem.clone().unwrap_or_default());
     let workload = RwSignal::new(current.workload_jwt.clone().unwrap_or_default());
+    let idp = current.enterprise.clone().unwrap_or_default();
+    let idp_endpoint = RwSignal::new(idp.token_endpoint);
+    let id_token = RwSignal::new(idp.id_token);
+    let idp_client = RwSignal::new(idp.client_id.unwrap_or_default());
     let id = StoredValue::new(entry.id.clone());
     let field = |what: &str| format!("server-{}-client-{what}", id.get_value());
     let save = move |ev: leptos::ev::SubmitEvent| {
@@ -70,6 +74,13 @@ fn OwnClient(entry: ServerEntry) -> impl IntoView {
             issuer: trimmed(issuer.get_untracked()),
             private_key_pem: trimmed(key.get_untracked()),
             workload_jwt: trimmed(workload.get_untracked()),
+            enterprise: trimmed(idp_endpoint.get_untracked()).zip(trimmed(id_token.get_untracked())).map(
+                |(token_endpoint, id_token)| EnterpriseIdp {
+                    token_endpoint,
+                    id_token,
+                    client_id: trimmed(idp_client.get_untracked()),
+                },
+            ),
         });
         svc.set_client(id.get_value(), client);
         svc.reconnect(id.get_value());
@@ -99,6 +110,24 @@ fn OwnClient(entry: ServerEntry) -> impl IntoView {
                 <p class="muted">"A page has no workload identity of its own: this is for trying a server that accepts \
                     one, with a token you copied from the workload. It is a credential: it is masked in the timeline and \
                     never saved or exported."</p>
+                <details class="enterprise">
+                    <summary>"Enterprise-managed authorization (ID-JAG)"</summary>
+                    <p class="muted">"For an authorization server that takes an Identity Assertion JWT from your \
+                        enterprise's identity provider: your ID token from that provider is exchanged there for an \
+                        ID-JAG, which this client then presents with its own id and secret. The page does not sign \
+                        you in at the identity provider itself: paste the ID token. Kept in memory only, masked in the \
+                        timeline."</p>
+                    <label for=field("idp-endpoint")>"Identity provider's token endpoint"</label>
+                    <input id=field("idp-endpoint") type="url" spellcheck="false" autocomplete="off"
+                        prop:value=move || idp_endpoint.get() on:input=move |ev| idp_endpoint.set(event_target_value(&ev))/>
+                    <label for=field("id-token")>"Your ID token from it"</label>
+                    <textarea id=field("id-token") rows="2" spellcheck="false" autocomplete="off" class="code"
+                        placeholder="eyJ…" prop:value=move || id_token.get()
+                        on:input=move |ev| id_token.set(event_target_value(&ev))></textarea>
+                    <label for=field("idp-client")>"This client's id there (optional)"</label>
+                    <input id=field("idp-client") type="text" spellcheck="false" autocomplete="off"
+                        prop:value=move || idp_client.get() on:input=move |ev| idp_client.set(event_target_value(&ev))/>
+                </details>
                 <label for=field("issuer")>"Its authorization server (issuer URL, optional)"</label>
                 <input id=field("issuer") type="url" spellcheck="false" autocomplete="off" prop:value=move || issuer.get()
                     on:input=move |ev| issuer.set(event_target_value(&ev))/>
@@ -110,6 +139,9 @@ fn OwnClient(entry: ServerEntry) -> impl IntoView {
                             secret.set(String::new());
                             key.set(String::new());
                             workload.set(String::new());
+                            idp_endpoint.set(String::new());
+                            id_token.set(String::new());
+                            idp_client.set(String::new());
                             issuer.set(String::new());
                             svc.set_client(id.get_value(), None);
                         }>"Forget it"</button>

@@ -264,12 +264,40 @@ test("an authorization server that will not let a page register: the card says s
 
   // The remedy the card offers: a client registered by hand (the authorization server has one).
   const own = card.locator(".own-client");
-  await own.locator("summary").click();
+  await own.locator(":scope > summary").click();
   await own.getByLabel("Client id").fill("loopscope-e2e");
   await own.getByRole("button", { name: "Use this client and connect" }).click();
   await signIn(await openSignIn(page, card, new URL(URLS.oauthNoCorsIssuer).host));
   await expect(card.getByText("connected", { exact: true })).toBeVisible({ timeout: 20_000 });
   await expect(card.locator(".auth-info")).toContainText("a client you registered");
+  console.expectNone();
+});
+
+test("a workload token and an enterprise ID token go in the user's own client, and are never stored", async ({ page }) => {
+  const console = watchConsole(page, [UNAUTHORIZED, NOT_FOUND, "blocked by CORS policy", "net::ERR_FAILED"]);
+  await openApp(page);
+  const card = await connect(page, URLS.oauthNoCors, "locked");
+  await expect(card.getByText("failed", { exact: true })).toBeVisible({ timeout: 20_000 });
+  const own = card.locator(".own-client");
+  await own.locator(":scope > summary").click();
+  await own.getByLabel("Client id").fill("loopscope-e2e");
+  const workload = "eyJ.workload-token-e2e.sig";
+  const idToken = "eyJ.enterprise-id-token-e2e.sig";
+  await own.getByLabel(/workload identity token/).fill(workload);
+  await own.getByText("Enterprise-managed authorization (ID-JAG)").click();
+  await own.getByLabel("Identity provider's token endpoint").fill("https://idp.example.com/token");
+  await own.getByLabel("Your ID token from it").fill(idToken);
+  await own.scrollIntoViewIfNeeded();
+  await snap(page, "auth-own-client-grants");
+  await own.getByRole("button", { name: "Use this client and connect" }).click();
+  // The authorization server here offers neither grant: the flow goes on to its sign-in page,
+  // and neither token was sent anywhere or written down.
+  await expect(card.getByRole("button", { name: "Open the sign-in page" })).toBeVisible({ timeout: 20_000 });
+  await expect(own.getByLabel("Your ID token from it")).toHaveValue(idToken);
+  const all = await storage(page);
+  expect(all).toContain("loopscope-e2e");
+  expect(all).not.toContain(workload);
+  expect(all).not.toContain(idToken);
   console.expectNone();
 });
 

@@ -27,7 +27,7 @@ fn main() {
 mod driver {
     use super::support;
 
-    use engine::auth::{Auth, ClientSettings, Preregistered, SignInPage, UserAgent};
+    use engine::auth::{Auth, ClientSettings, EnterpriseIdp, Preregistered, SignInPage, UserAgent};
     use engine::cancel::CancelToken;
     use engine::mcp::skills::SkillError;
     use engine::mcp::{
@@ -103,6 +103,10 @@ mod driver {
             private_key_pem: text("private_key_pem"),
             // Workload identity (SEP-1933): the workload's JWT.
             workload_jwt: text("valid_jwt"),
+            // Enterprise-managed authorization (SEP-990): the identity provider and the ID token.
+            enterprise: text("idp_token_endpoint").zip(text("idp_id_token")).map(|(token_endpoint, id_token)| {
+                EnterpriseIdp { token_endpoint, id_token, client_id: text("idp_client_id") }
+            }),
         });
         ClientSettings {
             client_name: "Loopscope conformance driver".into(),

@@ -180,6 +180,16 @@ pub mod grant {
     pub const CLIENT_CREDENTIALS: &str = "client_credentials";
     /// RFC 7523 §2.1: a JWT the client was given (a workload's identity, SEP-1933) is the grant.
     pub const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+    /// RFC 8693: one token exchanged for another (the ID-JAG of enterprise-managed
+    /// authorization, SEP-990).
+    pub const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
+}
+
+/// RFC 8693 §3 token type identifiers.
+pub mod token_type {
+    pub const ID_TOKEN: &str = "urn:ietf:params:oauth:token-type:id_token";
+    /// The Identity Assertion JWT Authorization Grant (SEP-990).
+    pub const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
 }
 
 #[cfg(test)]

@@ -326,9 +326,15 @@ impl<P: Platform> Auth<P> {
             && (client.client_secret.is_some() || client.auth_method == super::assertion::PRIVATE_KEY_JWT)
             && grants.iter().any(|g| g == grant::CLIENT_CREDENTIALS)
             && !grants.iter().any(|g| g == grant::AUTHORIZATION_CODE);
-        // A workload's own JWT (SEP-1933) is the grant when the server takes one: no user either.
-        let workload = self.settings.preregistered.as_ref().and_then(|p| p.workload_jwt.clone());
-        if let Some(assertion) = workload.filter(|_| grants.iter().any(|g| g == grant::JWT_BEARER)) {
+        // A workload's own JWT (SEP-1933), or an ID-JAG from the enterprise's identity provider
+        // (SEP-990), is the grant when the server takes JWTs: no user either.
+        let jwt_grant = grants.iter().any(|g| g == grant::JWT_BEARER);
+        let pre = self.settings.preregistered.as_ref();
+        let workload = pre.and_then(|p| p.workload_jwt.clone());
+        if let Some(idp) = pre.and_then(|p| p.enterprise.clone()).filter(|_| jwt_grant) {
+            let id_jag = self.id_jag(&found, &idp, &scopes).await?;
+            self.jwt_bearer(&found, &client, &scopes, id_jag).await
+        } else if let Some(assertion) = workload.filter(|_| jwt_grant) {
             self.secret(&assertion);
             self.jwt_bearer(&found, &client, &scopes, assertion).await
         } else if machine {

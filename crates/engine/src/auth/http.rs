@@ -23,6 +23,8 @@ pub enum Step {
     Refresh,
     ClientCredentials,
     JwtBearer,
+    /// Enterprise-managed authorization: the ID token exchanged for an ID-JAG.
+    TokenExchange,
 }
 
 impl Step {
@@ -34,7 +36,8 @@ impl Step {
             Step::Token => "token request",
             Step::Refresh => "token refresh",
             Step::ClientCredentials => "client credentials token",
-            Step::JwtBearer => "workload identity token (JWT bearer)",
+            Step::JwtBearer => "token for a JWT (JWT bearer)",
+            Step::TokenExchange => "ID-JAG from the identity provider (token exchange)",
         }
     }
 }

@@ -75,6 +75,21 @@ pub struct Preregistered {
     /// exchanged with the JWT-bearer grant (RFC 7523 §2.1). Like the key, memory only.
     #[serde(skip)]
     pub workload_jwt: Option<String>,
+    /// Enterprise-managed authorization (SEP-990): the user's identity at the enterprise's
+    /// identity provider, exchanged there for an ID-JAG. Memory only.
+    #[serde(skip)]
+    pub enterprise: Option<EnterpriseIdp>,
+}
+
+/// The enterprise identity provider of SEP-990, as the user (or the host) configured it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EnterpriseIdp {
+    /// Its token endpoint, where the ID token is exchanged for an ID-JAG (RFC 8693).
+    pub token_endpoint: String,
+    /// The ID token it issued to the user (a credential).
+    pub id_token: String,
+    /// This client's id at the identity provider, if it wants one.
+    pub client_id: Option<String>,
 }
 
 /// Shows the authorization server's sign-in page to the user.
@@ -212,13 +227,18 @@ mod tests {
     }
 
     #[test]
-    fn a_key_and_a_workload_token_are_never_written_down() {
+    fn a_key_a_workload_token_and_an_id_token_are_never_written_down() {
         let client = super::Preregistered {
             client_id: "c".into(),
             client_secret: None,
             issuer: None,
             private_key_pem: Some("-----BEGIN PRIVATE KEY-----".into()),
             workload_jwt: Some("eyJ.workload.jwt".into()),
+            enterprise: Some(super::EnterpriseIdp {
+                token_endpoint: "https://idp.example/token".into(),
+                id_token: "eyJ.id.token".into(),
+                client_id: None,
+            }),
         };
         let saved = serde_json::to_string(&client).unwrap();
         assert_eq!(saved, r#"{"client_id":"c"}"#);

@@ -9,11 +9,12 @@ use super::discovery::Found;
 use super::http::read_document;
 use super::pkce::Pkce;
 use super::url::{query_of, with_query};
-use super::{Auth, AuthError, RegisteredClient, Step, Tokens};
+use super::{Auth, AuthError, EnterpriseIdp, RegisteredClient, Step, Tokens};
 use crate::encoding::{base64, form_component, form_decode, form_encode};
 use crate::platform::{Headers, Platform};
 use crate::trace::{AuthStep, TraceKind};
-use protocol::oauth::{TokenResponse, grant};
+use protocol::oauth::{TokenResponse, grant, token_type};
+use serde_json::Value;
 
 impl<P: Platform> Auth<P> {
     /// The user signs in; the code that comes back is exchanged for tokens.
@@ -157,6 +158,46 @@ impl<P: Platform> Auth<P> {
         }
         let endpoint = found.metadata.token_endpoint.clone();
         self.token_request(Step::JwtBearer, endpoint, &found.resource, &found.issuer, client, params, scopes).await
+    }
+
+    /// Enterprise-managed authorization (SEP-990), first half: the user's ID token is exchanged
+    /// at the identity provider for an ID-JAG addressed to this authorization server and
+    /// resource (RFC 8693); the second half is the JWT-bearer grant.
+    pub(super) async fn id_jag(
+        &self,
+        found: &Found,
+        idp: &EnterpriseIdp,
+        scopes: &[String],
+    ) -> Result<String, AuthError> {
+        let step = Step::TokenExchange;
+        self.checked(step, "identity provider token endpoint", &idp.token_endpoint)?;
+        self.secret(&idp.id_token);
+        let mut params = vec![
+            ("grant_type", grant::TOKEN_EXCHANGE),
+            ("requested_token_type", token_type::ID_JAG),
+            ("audience", found.issuer.as_str()),
+            ("resource", found.resource.as_str()),
+            ("subject_token", idp.id_token.as_str()),
+            ("subject_token_type", token_type::ID_TOKEN),
+        ];
+        let scope = scopes.join(" ");
+        if !scope.is_empty() {
+            params.push(("scope", &scope));
+        }
+        if let Some(id) = &idp.client_id {
+            params.push(("client_id", id));
+        }
+        let headers = Headers::new().with("content-type", "application/x-www-form-urlencoded");
+        let json = self.post_json(step, &idp.token_endpoint, headers, form_encode(params)).await?;
+        let text = |k: &str| json.as_ref().and_then(|j| j.get(k)).and_then(Value::as_str).map(str::to_owned);
+        let malformed =
+            |reason: &str| AuthError::Malformed { step, url: idp.token_endpoint.clone(), reason: reason.into() };
+        if text("issued_token_type").as_deref() != Some(token_type::ID_JAG) {
+            return Err(malformed("the identity provider did not issue an ID-JAG (issued_token_type)"));
+        }
+        let id_jag = text("access_token").filter(|t| !t.is_empty()).ok_or_else(|| malformed("no access_token"))?;
+        self.secret(&id_jag);
+        Ok(id_jag)
     }
 
     /// A new access token from the refresh token (which is kept if no new one comes).
