@@ -10,10 +10,10 @@ import { join } from "node:path";
 import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 
 const BUDGET = {
-  first: { gzip: 384_900, brotli: 307_500 },
+  first: { gzip: 385_300, brotli: 308_300 },
   // Per chunk, gzip, by split point (src/chunks/).
   chunks: {
-    agent: 215_500, workshop: 119_800, explore: 144_200, detail: 30_800, signin: 56_600, demo: 35_500, settings: 42_800,
+    agent: 220_800, workshop: 119_800, explore: 149_400, detail: 30_800, signin: 63_100, demo: 35_500, settings: 42_800,
     compare: 16_200,
   },
 };

@@ -177,4 +177,38 @@ impl Platform for Browser {
         let signature = JsFuture::from(signing).await.map_err(failed)?;
         Ok(Uint8Array::new(&signature).to_vec())
     }
+
+    async fn generate_es256(&self) -> Result<(Vec<u8>, String, String), String> {
+        if !window().is_secure_context() {
+            return Err("the browser makes keys only on a secure page (https, or localhost): this one is not".into());
+        }
+        let subtle = window().crypto().map_err(|_| "no WebCrypto in this browser")?.subtle();
+        let failed = |e: JsValue| {
+            format!(
+                "WebCrypto: {}",
+                e.as_string().or_else(|| js_sys::Error::from(e).message().as_string()).unwrap_or_default()
+            )
+        };
+        let algorithm = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&algorithm, &"name".into(), &"ECDSA".into());
+        let _ = js_sys::Reflect::set(&algorithm, &"namedCurve".into(), &"P-256".into());
+        let usages = js_sys::Array::of2(&"sign".into(), &"verify".into());
+        let pair = JsFuture::from(subtle.generate_key_with_object(&algorithm, true, &usages).map_err(failed)?)
+            .await
+            .map_err(failed)?;
+        let part = |name: &str| -> Result<web_sys::CryptoKey, String> {
+            js_sys::Reflect::get(&pair, &name.into()).map(JsCast::unchecked_into).map_err(failed)
+        };
+        let private =
+            JsFuture::from(subtle.export_key("pkcs8", &part("privateKey")?).map_err(failed)?).await.map_err(failed)?;
+        let public =
+            JsFuture::from(subtle.export_key("jwk", &part("publicKey")?).map_err(failed)?).await.map_err(failed)?;
+        let coordinate = |name: &str| {
+            js_sys::Reflect::get(&public, &name.into())
+                .ok()
+                .and_then(|v| v.as_string())
+                .ok_or("the public key has no x or y")
+        };
+        Ok((Uint8Array::new(&private).to_vec(), coordinate("x")?, coordinate("y")?))
+    }
 }

@@ -1,6 +1,6 @@
-//! The page's signer for `private_key_jwt` (WebCrypto's ECDSA P-256 with SHA-256), in headless
-//! Chromium: a signature it makes verifies with the key's public half, and a key that is not
-//! one is refused with a sentence. (Natively the tests sign with the `p256` crate instead, and
+//! The page's signer for `private_key_jwt` and DPoP proofs (WebCrypto's ECDSA P-256 with
+//! SHA-256), in headless Chromium: a signature it makes verifies with the key's public half, a
+//! DPoP key pair it makes signs and verifies, and a key that is not one is refused with a sentence. (Natively the tests sign with the `p256` crate instead, and
 //! the conformance suite verifies those assertions.)
 #![cfg(target_arch = "wasm32")]
 
@@ -52,4 +52,30 @@ async fn a_signature_verifies_with_the_public_key() {
 async fn a_key_that_is_not_one_is_refused_with_a_sentence() {
     let error = Browser.sign_es256(&[1, 2, 3], b"x").await.unwrap_err();
     assert!(error.starts_with("not an EC P-256 PKCS #8 key"), "{error}");
+}
+
+/// DPoP's key pair (RFC 9449): made by WebCrypto, its private half signs, and a proof's
+/// signature verifies with the public `x`/`y` a proof's header carries.
+#[wasm_bindgen_test]
+async fn a_dpop_key_made_here_signs_and_its_public_half_verifies() {
+    let (pkcs8, x, y) = Browser.generate_es256().await.expect("a key pair");
+    assert_eq!((x.len(), y.len()), (43, 43), "32-byte coordinates, base64url without padding");
+    let message = b"eyJ0eXAiOiJkcG9wK2p3dCJ9.eyJodG0iOiJQT1NUIn0";
+    let signature = Browser.sign_es256(&pkcs8, message).await.expect("signed with it");
+    let verify = Function::new_with_args(
+        "x, y, m, sig",
+        "return (async () => {
+            const s = crypto.subtle;
+            const k = await s.importKey('jwk', { kty: 'EC', crv: 'P-256', x, y }, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify']);
+            return s.verify({ name: 'ECDSA', hash: 'SHA-256' }, k, sig, m);
+        })()",
+    );
+    let args = js_sys::Array::of4(
+        &x.into(),
+        &y.into(),
+        &Uint8Array::from(&message[..]).into(),
+        &Uint8Array::from(&signature[..]).into(),
+    );
+    let ok = verify.apply(&wasm_bindgen::JsValue::NULL, &args).unwrap();
+    assert_eq!(JsFuture::from(ok.unchecked_into::<Promise>()).await.unwrap().as_bool(), Some(true));
 }

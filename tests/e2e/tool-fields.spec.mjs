@@ -31,10 +31,12 @@ test("strict and eager tools: sent as named, arguments grow in the chat, each pi
   await page.getByRole("textbox", { name: "Message", exact: true }).fill("What is (17*23) + (42/6) - sqrt(16)?");
   await page.getByRole("button", { name: "Send" }).click();
   const chat = page.getByRole("log", { name: "Conversation" });
-  // While Claude writes them, the arguments so far: a prefix of the JSON, not yet whole.
+  // While Claude writes them, the arguments so far: a prefix of the JSON, not yet whole. (An
+  // early prefix: on a loaded machine the last pieces can arrive within one frame, and the
+  // page then draws the whole input at once.)
   const whole = JSON.stringify({ expression });
   const growing = chat.getByLabel("Arguments so far");
-  await expect(growing).toHaveText(/^\{"expression":"\(17 \* 2/);
+  await expect(growing).toHaveText(/^\{"expression":"\(17/);
   const early = await growing.innerText();
   expect(early.length).toBeLessThan(whole.length);
   await expect(chat.getByText("The answer is 394.")).toBeVisible();

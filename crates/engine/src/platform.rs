@@ -181,6 +181,12 @@ pub trait Platform {
         let _ = (pkcs8_der, message);
         Err("this platform cannot sign with a private key".into())
     }
+    /// A fresh P-256 key pair for DPoP (RFC 9449): the private key as PKCS #8 (to sign with
+    /// `sign_es256`; it stays in this page's memory) and the public key's `x` and `y`, base64url,
+    /// as a JWK carries them. The page makes it with WebCrypto (secure contexts only).
+    async fn generate_es256(&self) -> Result<(Vec<u8>, String, String), String> {
+        Err("this platform cannot make keys".into())
+    }
 }
 
 /// A shared platform is a platform (the page and the tests hand out `Rc`s).
@@ -205,5 +211,8 @@ impl<P: Platform> Platform for std::rc::Rc<P> {
     }
     async fn sign_es256(&self, pkcs8_der: &[u8], message: &[u8]) -> Result<Vec<u8>, String> {
         (**self).sign_es256(pkcs8_der, message).await
+    }
+    async fn generate_es256(&self) -> Result<(Vec<u8>, String, String), String> {
+        (**self).generate_es256().await
     }
 }

@@ -38,6 +38,8 @@ pub struct ProtectedResourceMetadata {
     pub resource: String,
     pub authorization_servers: Vec<String>,
     pub scopes_supported: Option<Vec<String>>,
+    /// RFC 9728 §2: the resource accepts only DPoP-bound tokens.
+    pub dpop_bound_access_tokens_required: bool,
 }
 
 impl ProtectedResourceMetadata {
@@ -46,6 +48,7 @@ impl ProtectedResourceMetadata {
             resource: required(v, "resource")?,
             authorization_servers: list(v, "authorization_servers").unwrap_or_default(),
             scopes_supported: list(v, "scopes_supported"),
+            dpop_bound_access_tokens_required: flag(v, "dpop_bound_access_tokens_required"),
         })
     }
 }
@@ -65,6 +68,8 @@ pub struct AuthServerMetadata {
     pub authorization_response_iss_parameter_supported: bool,
     /// draft-ietf-oauth-client-id-metadata-document: a URL may serve as the client id.
     pub client_id_metadata_document_supported: bool,
+    /// RFC 9449 §5.1: the algorithms it accepts DPoP proofs in (its tokens can be key-bound).
+    pub dpop_signing_alg_values_supported: Option<Vec<String>>,
 }
 
 impl AuthServerMetadata {
@@ -80,6 +85,7 @@ impl AuthServerMetadata {
             token_endpoint_auth_methods_supported: list(v, "token_endpoint_auth_methods_supported"),
             authorization_response_iss_parameter_supported: flag(v, "authorization_response_iss_parameter_supported"),
             client_id_metadata_document_supported: flag(v, "client_id_metadata_document_supported"),
+            dpop_signing_alg_values_supported: list(v, "dpop_signing_alg_values_supported"),
         })
     }
 }

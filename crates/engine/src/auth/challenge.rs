@@ -12,6 +12,8 @@ pub struct Challenge {
     pub scope: Option<String>,
     pub error: Option<String>,
     pub error_description: Option<String>,
+    /// The server challenged with the `DPoP` scheme (RFC 9449 §7.1): it takes key-bound tokens.
+    pub dpop: bool,
 }
 
 impl Challenge {
@@ -28,6 +30,7 @@ impl Challenge {
             scope: get("scope"),
             error: get("error"),
             error_description: get("error_description"),
+            dpop: header.split([' ', ',']).any(|word| word.eq_ignore_ascii_case("dpop")),
         }
     }
 
@@ -38,6 +41,11 @@ impl Challenge {
 
     pub fn insufficient_scope(&self) -> bool {
         self.error.as_deref() == Some("insufficient_scope")
+    }
+
+    /// RFC 9449 §9: the proof lacked the server's nonce (given in `DPoP-Nonce`).
+    pub fn use_dpop_nonce(&self) -> bool {
+        self.error.as_deref() == Some("use_dpop_nonce")
     }
 }
 
@@ -108,7 +116,8 @@ fn bearer_params(header: &str) -> Vec<(String, String)> {
             if in_bearer && !params.is_empty() {
                 break;
             }
-            in_bearer = token.eq_ignore_ascii_case("bearer");
+            // A DPoP challenge (RFC 9449 §7.1) says the same things in the same parameters.
+            in_bearer = token.eq_ignore_ascii_case("bearer") || token.eq_ignore_ascii_case("dpop");
         }
     }
     params
@@ -133,6 +142,14 @@ mod tests {
         assert_eq!(c.error_description.as_deref(), Some("needs \"write\""));
         let bare = Challenge::parse(Some("bearer realm=mcp,scope=a"));
         assert_eq!(bare.scope.as_deref(), Some("a"));
+    }
+
+    #[test]
+    fn only_a_dpop_challenge_asks_for_key_bound_tokens() {
+        assert!(Challenge::parse(Some(r#"DPoP resource_metadata="https://m.example/prm""#)).dpop);
+        assert!(Challenge::parse(Some(r#"Bearer scope="a", DPoP algs="ES256""#)).dpop);
+        assert!(!Challenge::parse(Some(r#"Bearer resource_metadata="https://m.example/dpop""#)).dpop);
+        assert!(!Challenge::parse(None).dpop);
     }
 
     #[test]

@@ -20,6 +20,8 @@ pub(super) struct Found {
     /// The resource identifier tokens are requested for (RFC 8707), exactly as published.
     pub resource: String,
     pub resource_scopes: Option<Vec<String>>,
+    /// The resource metadata requires DPoP-bound tokens (RFC 9728).
+    pub resource_dpop: bool,
     /// The issuer as the resource metadata names it (what `iss` is compared with).
     pub issuer: String,
     pub metadata: AuthServerMetadata,
@@ -72,6 +74,7 @@ impl<P: Platform> Auth<P> {
         match self.server_metadata(&issuer, legacy, &mut looked).await {
             Search::Found(metadata) => self.check_endpoints(&metadata).map(|()| Found {
                 resource,
+                resource_dpop: prm.as_ref().is_some_and(|p| p.dpop_bound_access_tokens_required),
                 resource_scopes: prm.and_then(|p| p.scopes_supported),
                 // On the 2025-03-26 path the metadata's own issuer (on the server's origin) is
                 // what the authorization response's `iss` is compared with.
@@ -87,6 +90,7 @@ impl<P: Platform> Auth<P> {
                 Ok(Found {
                     resource,
                     resource_scopes: None,
+                    resource_dpop: false,
                     metadata: default_endpoints(&issuer),
                     issuer,
                     defaults: true,
@@ -205,5 +209,6 @@ fn default_endpoints(issuer: &str) -> AuthServerMetadata {
         token_endpoint_auth_methods_supported: None,
         authorization_response_iss_parameter_supported: false,
         client_id_metadata_document_supported: false,
+        dpop_signing_alg_values_supported: None,
     }
 }

@@ -76,6 +76,11 @@ pub enum AuthError {
     #[error("the client's private key cannot sign its assertion: {reason}")]
     ClientKey { reason: String },
 
+    /// The authorization server binds tokens to a key (DPoP), and the page could not make or
+    /// use one.
+    #[error("no DPoP key: {reason}")]
+    DpopKey { reason: String },
+
     /// The server keeps refusing scopes this client already holds.
     #[error("the server still refuses with scope \"{scopes}\", which the token was granted")]
     ScopeRefused { scopes: String },
@@ -144,6 +149,11 @@ impl AuthError {
             }
             AuthError::Http { oauth_error: Some(e), .. } if e.error == "invalid_target" => {
                 "The authorization server does not issue tokens for this resource (RFC 8707): the wrong audience."
+                    .into()
+            }
+            AuthError::DpopKey { .. } => {
+                "This authorization server binds its tokens to a key (DPoP), which the page makes \
+                with WebCrypto: only in a secure context (https, or localhost). Open the page there."
                     .into()
             }
             AuthError::ClientKey { .. } => {

@@ -5,6 +5,9 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use super::discovery::Found;
+use futures::future::LocalBoxFuture;
+
+use super::dpop::DpopKey;
 use super::{AuthError, AuthMemory, AuthStatus, Challenge, ClientKind, ClientSettings, FlowRunner, Tokens, UserAgent};
 use crate::platform::Platform;
 use crate::trace::{AuthStep, Peer, TraceKind, Tracer};
@@ -25,6 +28,9 @@ pub(super) struct State {
     pub found: Option<Found>,
     /// Every scope asked for so far: a new sign-in asks for them again (SEP-2350).
     pub requested: Vec<String>,
+    /// The MCP server takes key-bound tokens (a `DPoP` challenge, or its resource metadata):
+    /// only then is a DPoP token asked for, where the authorization server offers one.
+    pub dpop_wanted: bool,
     pub status: Option<AuthStatus>,
 }
 
@@ -62,6 +68,11 @@ pub struct Auth<P: Platform> {
     on_status: Option<StatusFn>,
     /// Who runs the steps that talk to authorization servers (`runner.rs`).
     runner: Rc<dyn FlowRunner<P>>,
+    /// This session's DPoP key, made when an authorization server first takes DPoP.
+    pub(super) dpop: RefCell<Option<Rc<DpopKey>>>,
+    /// The last DPoP nonce the authorization server, and the MCP server, gave (RFC 9449 §8, §9).
+    pub(super) as_nonce: RefCell<Option<String>>,
+    rs_nonce: RefCell<Option<String>>,
 }
 
 impl<P: Platform> Auth<P> {
@@ -86,6 +97,9 @@ impl<P: Platform> Auth<P> {
             lock: futures::lock::Mutex::new(()),
             on_status: None,
             runner,
+            dpop: RefCell::default(),
+            as_nonce: RefCell::default(),
+            rs_nonce: RefCell::default(),
         }
     }
 
@@ -120,9 +134,42 @@ impl<P: Platform> Auth<P> {
         self.generation.get()
     }
 
-    /// The `Authorization` header value for this server's requests, once signed in.
+    /// The `Authorization` header value for this server's requests, once signed in: `Bearer`,
+    /// or `DPoP` for a key-bound token (whose requests also carry [`Auth::dpop_proof`]).
     pub fn bearer(&self) -> Option<String> {
-        self.state.borrow().memory.tokens.as_ref().map(|t| format!("Bearer {}", t.access_token))
+        let state = self.state.borrow();
+        let tokens = state.memory.tokens.as_ref()?;
+        let key = self.dpop.borrow();
+        Some(match (tokens.dpop, key.as_ref()) {
+            (true, Some(_)) => format!("DPoP {}", tokens.access_token),
+            _ => format!("Bearer {}", tokens.access_token),
+        })
+    }
+
+    /// The `DPoP` header of one request to the MCP server, when its token is key-bound: a
+    /// fresh proof for `method` and `url`, with the server's latest nonce. Boxed: every request
+    /// of the MCP client awaits it, and one copy serves them all.
+    pub fn dpop_proof<'a>(&'a self, method: &'a str, url: &'a str) -> LocalBoxFuture<'a, Option<String>> {
+        Box::pin(async move {
+            let tokens = self.state.borrow().memory.tokens.clone();
+            let token = tokens.filter(|t| t.dpop)?.access_token;
+            let key = self.dpop.borrow().clone()?;
+            let nonce = self.rs_nonce.borrow().clone();
+            match key.proof(&*self.platform, method, url, Some(&token), nonce.as_deref()).await {
+                Ok(proof) => Some(proof),
+                Err(e) => {
+                    self.note(format!("Could not sign a DPoP proof ({e}): the request goes without one"));
+                    None
+                }
+            }
+        })
+    }
+
+    /// The MCP server gave a DPoP nonce (`DPoP-Nonce`): the next proofs carry it.
+    pub fn saw_dpop_nonce(&self, nonce: &str) {
+        if nonce.len() <= 512 && self.rs_nonce.borrow().as_deref() != Some(nonce) {
+            *self.rs_nonce.borrow_mut() = Some(nonce.to_owned());
+        }
     }
 
     /// The issuer of the token in use.
@@ -131,8 +178,12 @@ impl<P: Platform> Auth<P> {
     }
 
     /// Tokens and registrations, to keep across reloads when the user opts in.
+    /// A key-bound (DPoP) token is left out: its key is never written anywhere, so after a
+    /// reload it would be useless.
     pub fn memory(&self) -> AuthMemory {
-        self.state.borrow().memory.clone()
+        let mut memory = self.state.borrow().memory.clone();
+        memory.tokens = memory.tokens.filter(|t| !t.dpop);
+        memory
     }
 
     /// Takes back what `memory()` gave (after a reload).
@@ -262,6 +313,12 @@ impl<P: Platform> Auth<P> {
         }
         let step = AuthStep::Challenged { status, scope: challenge.scope.clone(), error: challenge.error.clone() };
         self.tracer.emit(self.peer(), TraceKind::Auth { step });
+        // RFC 9449 §9: the server wants its nonce in the proof; it gave one, so send again.
+        let bound = self.state.borrow().memory.tokens.as_ref().is_some_and(|t| t.dpop);
+        if status == 401 && challenge.use_dpop_nonce() && bound && self.rs_nonce.borrow().is_some() {
+            self.note("The MCP server asked for its DPoP nonce in the proof: sending the request again with it");
+            return Ok(AfterRefusal::Retry);
+        }
         let held = self.state.borrow().memory.tokens.clone();
         if let Some(tokens) = &held {
             let wanted = challenge.scopes();
@@ -317,6 +374,7 @@ impl<P: Platform> Auth<P> {
             s.requested.clear();
         }
         self.state.borrow_mut().found = Some(found.clone());
+        self.state.borrow_mut().dpop_wanted = challenge.dpop || found.resource_dpop;
         let scopes = self.scopes_for(challenge, &found);
         self.state.borrow_mut().requested = scopes.clone();
         let client = self.client_for(&found).await?;

@@ -145,6 +145,10 @@ impl<P: Platform> Auth<P> {
             }
         };
         let status = response.status;
+        // RFC 9449 §8: the authorization server's nonce, for the next proof.
+        if let Some(nonce) = response.headers.get("dpop-nonce").filter(|n| n.len() <= 512) {
+            *self.as_nonce.borrow_mut() = Some(nonce.to_owned());
+        }
         let elapsed_ms = self.platform.now_ms() - started;
         if let Some(to) = &response.final_url {
             self.tracer.emit(peer.clone(), TraceKind::Redirected { exchange, to: to.clone() });

@@ -12,6 +12,7 @@
 mod assertion;
 mod challenge;
 mod discovery;
+pub mod dpop;
 mod error;
 mod flow;
 mod http;
@@ -147,6 +148,10 @@ pub struct Tokens {
     pub issuer: String,
     pub token_endpoint: String,
     pub resource: String,
+    /// Bound to this session's DPoP key (RFC 9449): sent as `DPoP`, each request with a proof.
+    /// The key is never kept, so such a token does not outlive the page.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dpop: bool,
 }
 
 impl Tokens {
@@ -218,6 +223,7 @@ mod tests {
             issuer: "i".into(),
             token_endpoint: "t".into(),
             resource: "r".into(),
+            dpop: false,
         };
         let hour = token(3600.0, true);
         assert!(!hour.due(3_000_000.0) && hour.due(3_541_000.0));

@@ -6,6 +6,7 @@
 use super::assertion::{ASSERTION_TYPE, PRIVATE_KEY_JWT, client_assertion};
 use super::challenge::split_scopes;
 use super::discovery::Found;
+use super::dpop::DpopKey;
 use super::http::read_document;
 use super::pkce::Pkce;
 use super::url::{query_of, with_query};
@@ -15,6 +16,7 @@ use crate::platform::{Headers, Platform};
 use crate::trace::{AuthStep, TraceKind};
 use protocol::oauth::{TokenResponse, grant, token_type};
 use serde_json::Value;
+use std::rc::Rc;
 
 impl<P: Platform> Auth<P> {
     /// The user signs in; the code that comes back is exchanged for tokens.
@@ -200,6 +202,29 @@ impl<P: Platform> Auth<P> {
         Ok(id_jag)
     }
 
+    /// Whether the authorization server `issuer` takes DPoP proofs this page can make (ES256).
+    fn takes_dpop(&self, issuer: &str) -> bool {
+        let state = self.state.borrow();
+        let found = state.found.as_ref().filter(|f| f.issuer == issuer && state.dpop_wanted);
+        found
+            .and_then(|f| f.metadata.dpop_signing_alg_values_supported.as_ref())
+            .is_some_and(|algs| algs.iter().any(|a| a == super::dpop::ALG))
+    }
+
+    /// This session's DPoP key, made the first time one is needed.
+    async fn dpop_key(&self) -> Result<Rc<DpopKey>, AuthError> {
+        if let Some(key) = self.dpop.borrow().clone() {
+            return Ok(key);
+        }
+        let key = Rc::new(DpopKey::generate(&*self.platform).await.map_err(|reason| AuthError::DpopKey { reason })?);
+        *self.dpop.borrow_mut() = Some(key.clone());
+        self.note(
+            "The authorization server binds tokens to a key (DPoP): a key pair was made for this session; its private \
+             half stays in this page's memory, and every request with the token carries a fresh proof signed with it",
+        );
+        Ok(key)
+    }
+
     /// A new access token from the refresh token (which is kept if no new one comes).
     pub(super) async fn refresh_with(&self, tokens: &Tokens, client: &RegisteredClient) -> Result<Tokens, AuthError> {
         let refresh_token = tokens.refresh_token.clone().unwrap_or_default();
@@ -263,13 +288,41 @@ impl<P: Platform> Auth<P> {
             _ => params.push(("client_id", client.client_id.clone())),
         }
         let body = form_encode(params.iter().map(|(k, v)| (*k, v.as_str())));
-        let json = self.post_json(step, &endpoint, headers, body).await?;
+        let key = if self.takes_dpop(issuer) { Some(self.dpop_key().await?) } else { None };
+        let mut json = None;
+        for attempt in 0..2 {
+            let mut headers = headers.clone();
+            if let Some(key) = &key {
+                let nonce = self.as_nonce.borrow().clone();
+                let proof = key.proof(&*self.platform, "POST", &endpoint, None, nonce.as_deref()).await;
+                headers.set("dpop", proof.map_err(|reason| AuthError::DpopKey { reason })?);
+            }
+            match self.post_json(step, &endpoint, headers, body.clone()).await {
+                // RFC 9449 §8: it wants its nonce in the proof, and gave one: once more with it.
+                Err(AuthError::Http { oauth_error: Some(e), .. })
+                    if attempt == 0
+                        && key.is_some()
+                        && e.error == "use_dpop_nonce"
+                        && self.as_nonce.borrow().is_some() =>
+                {
+                    self.note("The authorization server asked for its DPoP nonce in the proof: asking again with it");
+                }
+                other => {
+                    json = other?;
+                    break;
+                }
+            }
+        }
         let response = read_document(step, &endpoint, json.as_ref(), TokenResponse::read)?;
-        if !response.token_type.eq_ignore_ascii_case("bearer") {
+        let dpop = key.is_some() && response.token_type.eq_ignore_ascii_case("dpop");
+        if !response.token_type.eq_ignore_ascii_case("bearer") && !dpop {
             return Err(AuthError::Malformed {
                 step,
                 url: endpoint,
-                reason: format!("the token type is \"{}\"; this client uses Bearer tokens", response.token_type),
+                reason: format!(
+                    "the token type is \"{}\"; this client uses Bearer and DPoP tokens",
+                    response.token_type
+                ),
             });
         }
         let scopes = response.scope.as_deref().map(split_scopes).unwrap_or_else(|| requested.to_vec());
@@ -283,6 +336,7 @@ impl<P: Platform> Auth<P> {
             issuer: issuer.to_owned(),
             token_endpoint: endpoint,
             resource: resource.to_owned(),
+            dpop,
         })
     }
 }

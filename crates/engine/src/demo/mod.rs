@@ -231,6 +231,10 @@ impl<P: Platform + Clone + 'static> Platform for Demo<P> {
     async fn sign_es256(&self, pkcs8_der: &[u8], message: &[u8]) -> Result<Vec<u8>, String> {
         self.inner.sign_es256(pkcs8_der, message).await
     }
+
+    async fn generate_es256(&self) -> Result<(Vec<u8>, String, String), String> {
+        self.inner.generate_es256().await
+    }
 }
 
 impl<P: Platform + Clone + 'static> Demo<P> {

@@ -75,6 +75,14 @@ impl<P: Platform> McpClient<P> {
         let exchange = self.tracer.next_exchange();
         let url = self.config.request_url();
         let body = message.map(Message::to_json);
+        // A key-bound token (DPoP) goes with a fresh proof for this very request.
+        let mut headers = headers;
+        if let Some(auth) =
+            self.auth.as_ref().filter(|_| headers.get("authorization").is_some_and(|a| a.starts_with("DPoP ")))
+            && let Some(proof) = auth.dpop_proof(method.as_str(), &url).await
+        {
+            headers.set("dpop", proof);
+        }
         self.tracer.emit(
             self.peer(),
             TraceKind::HttpRequest {
@@ -127,6 +135,9 @@ impl<P: Platform> McpClient<P> {
         match sent {
             Ok(resp) => {
                 let elapsed_ms = self.platform.now_ms() - started;
+                if let (Some(auth), Some(nonce)) = (&self.auth, resp.headers.get("dpop-nonce")) {
+                    auth.saw_dpop_nonce(nonce);
+                }
                 if let Some(to) = &resp.final_url {
                     self.tracer.emit(self.peer(), TraceKind::Redirected { exchange, to: to.clone() });
                 }

@@ -75,6 +75,17 @@ impl Platform for Native {
         Ok(signature.to_bytes().to_vec())
     }
 
+    async fn generate_es256(&self) -> Result<(Vec<u8>, String, String), String> {
+        use p256::pkcs8::EncodePrivateKey;
+        let mut bytes = [0u8; 32];
+        self.random_bytes(&mut bytes);
+        let secret = p256::SecretKey::from_slice(&bytes).map_err(|e| format!("not a P-256 scalar: {e}"))?;
+        let der = secret.to_pkcs8_der().map_err(|e| e.to_string())?.as_bytes().to_vec();
+        let point = p256::elliptic_curve::sec1::ToEncodedPoint::to_encoded_point(&secret.public_key(), false);
+        let b64 = |b: &[u8]| engine::encoding::base64url(b);
+        Ok((der, b64(point.x().ok_or("no x")?), b64(point.y().ok_or("no y")?)))
+    }
+
     fn random(&self) -> f64 {
         // xorshift64: deterministic jitter is fine for tests.
         let mut x = self.seed.get();
