@@ -30,7 +30,7 @@ impl Challenge {
             scope: get("scope"),
             error: get("error"),
             error_description: get("error_description"),
-            dpop: header.split([' ', ',']).any(|word| word.eq_ignore_ascii_case("dpop")),
+            dpop: schemes(header).any(|s| s.eq_ignore_ascii_case("dpop")),
         }
     }
 
@@ -47,6 +47,40 @@ impl Challenge {
     pub fn use_dpop_nonce(&self) -> bool {
         self.error.as_deref() == Some("use_dpop_nonce")
     }
+}
+
+/// The challenges' scheme names: the words outside quoted strings that are neither a parameter's
+/// name (`name=`) nor its unquoted value (`=value`).
+fn schemes(header: &str) -> impl Iterator<Item = String> + '_ {
+    let mut words = Vec::new();
+    let (mut word, mut quoted, mut escaped, mut after_equals) = (String::new(), false, false, false);
+    for c in header.chars().chain(std::iter::once(' ')) {
+        if quoted {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => quoted = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => quoted = true,
+            '=' => {
+                word.clear();
+                after_equals = true;
+            }
+            ' ' | '\t' | ',' => {
+                if !word.is_empty() && !after_equals {
+                    words.push(std::mem::take(&mut word));
+                }
+                word.clear();
+                after_equals = false;
+            }
+            _ => word.push(c),
+        }
+    }
+    words.into_iter()
 }
 
 /// A space-separated scope string as a list, in order, without repeats.
@@ -150,6 +184,9 @@ mod tests {
         assert!(Challenge::parse(Some(r#"Bearer scope="a", DPoP algs="ES256""#)).dpop);
         assert!(!Challenge::parse(Some(r#"Bearer resource_metadata="https://m.example/dpop""#)).dpop);
         assert!(!Challenge::parse(None).dpop);
+        // A word in a quoted value, or an unquoted value, is not a scheme.
+        assert!(!Challenge::parse(Some(r#"Bearer error_description="send a dpop proof""#)).dpop);
+        assert!(!Challenge::parse(Some("Bearer realm=dpop")).dpop);
     }
 
     #[test]
