@@ -21,7 +21,7 @@ impl Challenge {
     /// none or the header is missing, since a bare 401 still asks for authorization.
     pub fn parse(header: Option<&str>) -> Challenge {
         let Some(header) = header else { return Challenge::default() };
-        let params = bearer_params(header);
+        let (params, dpop) = bearer_params(header);
         let get = |name: &str| {
             params.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.clone()).filter(|v| !v.is_empty())
         };
@@ -30,7 +30,7 @@ impl Challenge {
             scope: get("scope"),
             error: get("error"),
             error_description: get("error_description"),
-            dpop: schemes(header).any(|s| s.eq_ignore_ascii_case("dpop")),
+            dpop,
         }
     }
 
@@ -49,40 +49,6 @@ impl Challenge {
     }
 }
 
-/// The challenges' scheme names: the words outside quoted strings that are neither a parameter's
-/// name (`name=`) nor its unquoted value (`=value`).
-fn schemes(header: &str) -> impl Iterator<Item = String> + '_ {
-    let mut words = Vec::new();
-    let (mut word, mut quoted, mut escaped, mut after_equals) = (String::new(), false, false, false);
-    for c in header.chars().chain(std::iter::once(' ')) {
-        if quoted {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => quoted = false,
-                _ => {}
-            }
-            continue;
-        }
-        match c {
-            '"' => quoted = true,
-            '=' => {
-                word.clear();
-                after_equals = true;
-            }
-            ' ' | '\t' | ',' => {
-                if !word.is_empty() && !after_equals {
-                    words.push(std::mem::take(&mut word));
-                }
-                word.clear();
-                after_equals = false;
-            }
-            _ => word.push(c),
-        }
-    }
-    words.into_iter()
-}
-
 /// A space-separated scope string as a list, in order, without repeats.
 pub fn split_scopes(scope: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
@@ -95,11 +61,12 @@ pub fn split_scopes(scope: &str) -> Vec<String> {
 }
 
 /// The auth-params of the `Bearer` challenge: `name=token` or `name="quoted \" string"`,
-/// separated by commas, up to the next challenge's scheme.
-fn bearer_params(header: &str) -> Vec<(String, String)> {
+/// separated by commas, up to the next challenge's scheme; and whether any challenge's scheme
+/// is `DPoP` (a word in a parameter's value is not a scheme).
+fn bearer_params(header: &str) -> (Vec<(String, String)>, bool) {
     let mut chars = header.chars().peekable();
     let mut params = Vec::new();
-    let mut in_bearer = false;
+    let (mut in_bearer, mut done, mut dpop) = (false, false, false);
     loop {
         while chars.peek().is_some_and(|c| c.is_whitespace() || *c == ',') {
             chars.next();
@@ -142,19 +109,19 @@ fn bearer_params(header: &str) -> Vec<(String, String)> {
                     chars.next();
                 }
             }
-            if in_bearer {
+            if in_bearer && !done {
                 params.push((token, value));
             }
         } else {
             // A scheme name starts a challenge (a token68 after it has no '=' pair: skipped).
-            if in_bearer && !params.is_empty() {
-                break;
-            }
+            // The first challenge with parameters is the one read; the rest only for their scheme.
+            done |= in_bearer && !params.is_empty();
+            dpop |= token.eq_ignore_ascii_case("dpop");
             // A DPoP challenge (RFC 9449 §7.1) says the same things in the same parameters.
             in_bearer = token.eq_ignore_ascii_case("bearer") || token.eq_ignore_ascii_case("dpop");
         }
     }
-    params
+    (params, dpop)
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@ pub struct ToolList {
     pub excluded: Vec<(String, String)>,
 }
 
-fn decode<T: DeserializeOwned>(v: Value, what: &str) -> Result<T, McpError> {
+pub(super) fn decode<T: DeserializeOwned>(v: Value, what: &str) -> Result<T, McpError> {
     serde_json::from_value(v.clone())
         .map_err(|e| McpError::Decode { reason: format!("not a valid {what}: {e}"), raw: v.to_string() })
 }

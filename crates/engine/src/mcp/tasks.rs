@@ -11,6 +11,7 @@ use futures::{FutureExt, pin_mut, select_biased};
 use serde_json::{Map, Value, json};
 use std::collections::HashSet;
 
+use super::api::decode;
 use super::{McpClient, McpError, RequestOptions};
 use crate::cancel::CancelToken;
 use crate::platform::Platform;
@@ -46,15 +47,6 @@ pub enum TaskEra {
     Extension,
 }
 
-impl TaskEra {
-    pub fn describe(self) -> &'static str {
-        match self {
-            TaskEra::Experimental => "tasks (2025-11-25, experimental)",
-            TaskEra::Extension => "tasks (extension io.modelcontextprotocol/tasks)",
-        }
-    }
-}
-
 /// How waiting between two polls ended.
 enum Wake {
     Poll,
@@ -84,11 +76,6 @@ fn decode_task(v: Value, asked: Option<&str>) -> Result<Task, McpError> {
         });
     }
     Ok(task)
-}
-
-fn decode_result(v: Value) -> Result<CallToolResult, McpError> {
-    serde_json::from_value(v.clone())
-        .map_err(|e| McpError::Decode { reason: format!("not a valid CallToolResult: {e}"), raw: v.to_string() })
 }
 
 /// What following a task needs from its connection. Object-safe, so the follower below is
@@ -344,7 +331,7 @@ impl Follower<'_> {
                 result.await
             }
         };
-        decode_result(result?)
+        decode(result?, "CallToolResult")
     }
 
     /// After `tasks/result` answered: one more `tasks/get`, so the timeline shows how the task
@@ -397,10 +384,10 @@ impl Follower<'_> {
             (_, TaskStatus::Cancelled) => Err(ended()),
             (TaskEra::Experimental, _) => {
                 let got = self.link.rpc(method::TASKS_RESULT, self.id_params(), &RequestOptions::default()).await;
-                decode_result(got?)
+                decode(got?, "CallToolResult")
             }
             (TaskEra::Extension, TaskStatus::Completed) => match &task.result {
-                Some(result) => decode_result(result.clone()),
+                Some(result) => decode(result.clone(), "CallToolResult"),
                 None => Err(McpError::Decode {
                     reason: format!("task {} completed without a result", task.task_id),
                     raw: String::new(),
