@@ -4,6 +4,7 @@
 //! under a path, `…/oauth`; a hostile one names another origin). With `prm`, the modern path
 //! instead: Protected Resource Metadata naming the origin as the authorization server. Nothing
 //! is served after registration: the tests look at what discovery accepted and what it sent.
+//! Its metadata offers the JWT-bearer grant too, so a test can start the grants a user pastes.
 
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -80,6 +81,7 @@ async fn handle(
                 "registration_endpoint": format!("{base}/register"),
                 "response_types_supported": ["code"],
                 "code_challenge_methods_supported": ["S256"],
+                "grant_types_supported": ["authorization_code", "urn:ietf:params:oauth:grant-type:jwt-bearer"],
             }),
         ),
         "/register" => json(201, &json!({ "client_id": "legacy-client", "redirect_uris": ["http://127.0.0.1:1/cb"] })),
