@@ -10,10 +10,10 @@ import { join } from "node:path";
 import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 
 const BUDGET = {
-  first: { gzip: 385_300, brotli: 308_300 },
+  first: { gzip: 386_100, brotli: 308_300 },
   // Per chunk, gzip, by split point (src/chunks/).
   chunks: {
-    agent: 220_800, workshop: 119_800, explore: 149_400, detail: 30_800, signin: 63_100, demo: 35_500, settings: 42_800,
+    agent: 223_500, workshop: 119_800, explore: 160_200, detail: 30_800, signin: 63_100, demo: 36_900, settings: 43_300,
     compare: 16_200,
   },
 };

@@ -47,6 +47,8 @@ split_point! {
     agent, preload preload_agent: fn run_turn(input: TurnInput) -> Result<LocalBoxFuture<'static, TurnOutcome>, ChunkMissing> {
         Ok(Box::pin(async move {
             let TurnInput { agent, history, message, settings, servers, cancel, max_iterations, options, emit } = input;
+            // Given here, not where the agent is made: the first screen carries none of it.
+            agent.give_skills(Rc::new(super::SkillsFromChunk));
             let turn = options(Turn::new(&settings, &servers, &cancel, max_iterations));
             agent.run(history, message, &turn, emit).await
         }))

@@ -1,6 +1,6 @@
 //! The parts of the page that the first screen does not need: each is a chunk of wasm fetched
 //! on first use, and prefetched once the page is idle after start (docs/size.md). Their code is
-//! reached only through the split functions below (and those of `agent.rs`, `sign_in.rs` and `demo.rs`); `xtask split` moves
+//! reached only through the split functions below (and those of `agent.rs`, `sign_in.rs`, `skills.rs` and `demo.rs`); `xtask split` moves
 //! every function reachable only from one of them into that chunk's file (ARCHITECTURE.md,
 //! "Chunks"). [`OnDemand`] shows a chunk's view where its feature appears.
 
@@ -10,6 +10,7 @@ mod agent;
 mod demo;
 mod on_demand;
 mod sign_in;
+mod skills;
 
 pub use agent::{
     TurnInput, TurnOptions, arrived as agent_arrived, close_connection, fetch_soon as fetch_agent_soon,
@@ -18,6 +19,7 @@ pub use agent::{
 pub use demo::DemoFromChunk;
 pub use on_demand::{ChunkMissing, DetailsOnDemand, Loaded, OnDemand, OnDemandWhen, did_not_arrive, missing_why};
 pub use sign_in::SignInFromChunk;
+pub use skills::SkillsFromChunk;
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;

@@ -76,7 +76,8 @@ impl Services {
             move || engine::platform::Platform::now_ms(&*clock),
             move |e| trace.push(e, settings.data.with_untracked(|d| d.limits.trace_bytes)),
         );
-        let agent = Rc::new(Agent::new(platform.clone(), tracer.clone()));
+        // Its skills runner comes with the agent chunk (chunks/agent.rs).
+        let agent = Rc::new(Agent::without_skills(platform.clone(), tracer.clone()));
         let faults = Faults::new();
         let services = Services {
             workshop: Workshop::new(&faults),

@@ -19,6 +19,7 @@ pub mod legacy_auth;
 pub mod mcp_faults;
 pub mod prompt_cache;
 pub mod real;
+pub mod skills_server;
 pub mod tasks_server;
 
 use std::net::TcpListener;

@@ -184,7 +184,10 @@ async fn tool_search_defers_only_the_tools_named_and_never_every_tool() {
     assert_eq!(deferred, ["demo_count_slowly", "demo_read_file"]);
 
     let all = ClaudeSettings {
-        tool_flags: ToolFlags { defer_loading: named("calculate get_* demo_*"), ..ToolFlags::default() },
+        tool_flags: ToolFlags {
+            defer_loading: named("calculate get_* demo_* load_skill read_skill_file"),
+            ..ToolFlags::default()
+        },
         ..settings.clone()
     };
     let turn = Turn::new(&all, &servers, &cancel, 4);

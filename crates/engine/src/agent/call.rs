@@ -44,6 +44,7 @@ impl<P: Platform> Agent<P> {
         tool_use: &ToolUse,
         mut target: RouteTarget,
         turn: &Turn<'_, P>,
+        skills: &[super::skills::ServerSkills],
         emit: &Emit,
     ) -> (ToolResult, Option<Failure>) {
         if let Some(why) = turn.consent.ask_why(&target) {
@@ -72,6 +73,17 @@ impl<P: Platform> Agent<P> {
                 content::error(&id, reason.clone()),
                 Some(Failure { layer: Layer::Client, message: reason.clone(), hint: None }),
             ),
+            RouteTarget::Local { function } if super::skills::is_skill_function(function) => {
+                let started = self.platform.now_ms();
+                let servers = turn.servers.iter().map(super::skills::Offering::of).collect();
+                let outcome = match self.skills.get() {
+                    Some(runner) => {
+                        runner.call(function.clone(), tool_use.input.clone(), skills.to_vec(), servers).await
+                    }
+                    None => Err("this page offers no skills".to_owned()),
+                };
+                self.local_outcome(&id, function, &tool_use.input, outcome, started)
+            }
             RouteTarget::Local { function } => self.run_local(&id, function, &tool_use.input),
             RouteTarget::Server { server_id, label, tool } => {
                 match turn.servers.iter().find(|s| &s.client.config().id == server_id) {
@@ -112,6 +124,18 @@ impl<P: Platform> Agent<P> {
         let started = self.platform.now_ms();
         let tool = self.local.iter().find(|t| t.name == function).expect("routed to an existing local tool");
         let outcome = (tool.run)(input, self.platform.now_ms());
+        self.local_outcome(id, function, input, outcome, started)
+    }
+
+    /// A page function's outcome, traced, as the tool_result Claude receives.
+    fn local_outcome(
+        &self,
+        id: &str,
+        function: &str,
+        input: &Value,
+        outcome: Result<String, String>,
+        started: f64,
+    ) -> (ToolResult, Option<Failure>) {
         let (output, is_error) = match &outcome {
             Ok(s) => (s.clone(), false),
             Err(e) => (e.clone(), true),

@@ -72,6 +72,10 @@ pub struct Catalog {
     pub entries: Vec<Entry>,
     pub excluded: Vec<Excluded>,
     pub unavailable: Vec<Unavailable>,
+    /// The skills the servers offer (SEP-2640), behind the page's `load_skill` (`skills.rs`).
+    pub skills: Vec<super::skills::ServerSkills>,
+    /// Servers whose skills are left out of this turn, each with why (said in the chat).
+    pub skills_left_out: Vec<String>,
 }
 
 /// One connected server's tools, as phase 1 gathered them.
@@ -177,6 +181,24 @@ impl Catalog {
             }
         }
         catalog
+    }
+
+    /// Offers the servers' skills: the page's two skill functions (when a skill may be loaded),
+    /// and every entry a host must not load left out with why.
+    pub fn offer_skills(&mut self, offer: super::skills::Offer) {
+        for s in &offer.skills {
+            for (uri, reason) in &s.list.excluded {
+                let origin =
+                    Origin::Server { server_id: s.server_id.clone(), label: s.label.clone(), tool: uri.clone() };
+                self.excluded.push(Excluded { origin, reason: format!("a skill a host must not load: {reason}") });
+            }
+        }
+        for def in offer.functions.iter().flat_map(|(defs, _)| defs) {
+            let note = offer.functions.as_ref().map(|(_, note)| note.clone()).into_iter().collect();
+            self.add(Origin::Local { function: def.name.clone() }, def.clone(), note);
+        }
+        self.skills = offer.skills;
+        self.skills_left_out = offer.left_out;
     }
 
     /// Adds a tool, renaming it when the name is taken (P11).

@@ -13,6 +13,7 @@ pub mod pause;
 pub mod route;
 mod run;
 pub mod sampling;
+pub mod skills;
 mod steps;
 pub mod teach;
 
@@ -22,4 +23,5 @@ pub use edit::{Draft, Edit, EditError, check_edit, judge, read_edit, route_hint}
 pub use events::{AgentEvent, Speaker, TurnEnd, TurnOutcome};
 pub use pause::{Breakpoint, Pauser, Resume, Stop};
 pub use run::{Agent, Approver, Emit, ServerHandle, Turn, approval};
+pub use skills::{InPlace as SkillsInPlace, Offer as SkillOffer, Offering, ServerSkills, SkillRunner};
 pub use teach::Teach;

@@ -4,7 +4,7 @@
 
 use futures::FutureExt;
 use futures::future::{LocalBoxFuture, join_all};
-use std::cell::Cell;
+use std::cell::{Cell, OnceCell};
 use std::rc::Rc;
 
 use super::catalog::{Catalog, ServerTools};
@@ -12,6 +12,7 @@ use super::consent::Consent;
 use super::events::{AgentEvent, TurnEnd, TurnOutcome};
 use super::local::{LocalTool, builtin};
 use super::pause::Pauser;
+use super::skills::{Offer, Offering, SkillRunner};
 use super::steps::TurnState;
 use crate::cancel::CancelToken;
 use crate::claude::{ClaudeClient, ClaudeSettings, StreamNews};
@@ -92,12 +93,32 @@ pub struct Agent<P: Platform> {
     pub(super) tracer: Tracer,
     pub(super) claude: ClaudeClient<P>,
     pub(super) local: Vec<LocalTool>,
+    /// Who lists and reads skills: set once (`new`: in place; the page: from its agent chunk,
+    /// [`Agent::give_skills`]). Unset, no server's skills are offered.
+    pub(super) skills: OnceCell<Rc<dyn SkillRunner<P>>>,
 }
 
 impl<P: Platform> Agent<P> {
-    pub fn new(platform: Rc<P>, tracer: Tracer) -> Self {
+    /// An agent that lists and reads skills in place ([`super::skills::InPlace`]).
+    pub fn new(platform: Rc<P>, tracer: Tracer) -> Self
+    where
+        P: 'static,
+    {
+        let agent = Self::without_skills(platform, tracer);
+        agent.give_skills(Rc::new(super::skills::InPlace));
+        agent
+    }
+
+    /// An agent that offers no skills until [`Agent::give_skills`]: the page gives it its
+    /// runner from the agent chunk, so that the first screen carries none of it.
+    pub fn without_skills(platform: Rc<P>, tracer: Tracer) -> Self {
         let claude = ClaudeClient::new(platform.clone(), tracer.clone());
-        Self { platform, tracer, claude, local: builtin() }
+        Self { platform, tracer, claude, local: builtin(), skills: OnceCell::new() }
+    }
+
+    /// Sets who lists and reads skills; the first runner given stays.
+    pub fn give_skills(&self, skills: Rc<dyn SkillRunner<P>>) {
+        let _ = self.skills.set(skills);
     }
 
     pub fn claude(&self) -> &ClaudeClient<P> {
@@ -133,6 +154,13 @@ impl<P: Platform> Agent<P> {
             .collect();
         let mut catalog = Catalog::build(&self.local, &views);
         catalog.unavailable = unavailable;
+        if let Some(offer) = self.offer_skills(ok.iter().map(|(s, _)| *s)) {
+            let offer = offer.await;
+            for why in &offer.left_out {
+                self.tracer.note(Peer::Client, why.clone());
+            }
+            catalog.offer_skills(offer);
+        }
         self.tracer.emit(
             Peer::Client,
             TraceKind::ToolsAggregated {
@@ -158,6 +186,21 @@ impl<P: Platform> Agent<P> {
         );
         emit(AgentEvent::Catalog(catalog.clone()));
         catalog
+    }
+
+    /// The skills of every server that declares them (`skills/list` only: nothing of any skill
+    /// is read here), through the runner; `None` when no server declares skills. A server whose
+    /// list fails offers none this turn, and the offer says why.
+    fn offer_skills<'s>(
+        &self,
+        servers: impl Iterator<Item = &'s ServerHandle<P>>,
+    ) -> Option<LocalBoxFuture<'static, Offer>>
+    where
+        P: 's,
+    {
+        let offering: Vec<Offering<P>> = servers.filter(|s| s.client.offers_skills()).map(Offering::of).collect();
+        let runner = self.skills.get().filter(|_| !offering.is_empty())?;
+        Some(runner.offer(offering))
     }
 
     pub(super) fn phase(&self, phase: u8, iteration: u32, emit: &Emit) {

@@ -322,7 +322,8 @@ impl<P: Platform> Agent<P> {
         emit: &Emit,
         stop_after: &mut bool,
     ) -> Vec<(ToolResult, Option<Failure>)> {
-        let runs = calls.iter().map(|(call, target)| self.execute(call, target.clone(), turn, emit));
+        let skills = &s.catalog.skills;
+        let runs = calls.iter().map(|(call, target)| self.execute(call, target.clone(), turn, skills, emit));
         let results: Vec<(ToolResult, Option<Failure>)> = join_all(runs).await;
         for (result, failure) in &results {
             let Some(f) = failure else { continue };

@@ -339,6 +339,9 @@ impl Chat {
                 for u in &catalog.unavailable {
                     self.notice_into(NoticeLevel::Warning, u.explain(), u.failure.hint.clone(), &mut changes);
                 }
+                for why in &catalog.skills_left_out {
+                    self.notice_into(NoticeLevel::Warning, why.clone(), None, &mut changes);
+                }
             }
             AgentEvent::Phase { .. } | AgentEvent::ToolResults { .. } => {}
         }

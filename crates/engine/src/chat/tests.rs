@@ -213,13 +213,12 @@ fn calls_that_never_ran_say_why_when_the_turn_ends_and_only_this_turns() {
 fn a_server_left_out_of_the_tools_is_said_in_the_chat_with_its_hint() {
     let mut p = Page::default();
     let catalog = Catalog {
-        entries: vec![],
-        excluded: vec![],
         unavailable: vec![Unavailable {
             server_id: "s1".into(),
             label: "Files".into(),
             failure: Failure { layer: Layer::Network, message: "refused".into(), hint: Some("Start it".into()) },
         }],
+        ..Catalog::default()
     };
     p.apply(AgentEvent::Catalog(catalog));
     let ChatItem::Notice { text, hint, .. } = &p.chat.items()[0] else { panic!() };

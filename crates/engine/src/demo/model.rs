@@ -149,7 +149,17 @@ fn arguments(schema: &Value, q: &str) -> Option<Value> {
     for (name, spec) in &props {
         let kind = spec.get("type").and_then(Value::as_str).unwrap_or("string");
         let lname = name.to_ascii_lowercase();
+        let choices: Vec<&str> = spec
+            .get("enum")
+            .and_then(Value::as_array)
+            .map(|e| e.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
         let value = match kind {
+            // One of the listed values: the one the question names, else the only one.
+            _ if !choices.is_empty() => {
+                let named = choices.iter().find(|c| q.to_ascii_lowercase().contains(&c.to_ascii_lowercase()));
+                named.or(choices.first().filter(|_| choices.len() == 1)).map(|c| Value::from(*c))
+            }
             "number" | "integer" => {
                 next_num.next().map(|n| if kind == "integer" { json!(*n as i64) } else { json!(n) })
             }
@@ -209,8 +219,15 @@ pub fn respond(request: &Value) -> Reply {
         return reply;
     }
     let q_words = words(&question);
-    let mut scored: Vec<(usize, &Value)> =
-        tools.iter().map(|t| (score(t, &q_words), t)).filter(|(s, _)| *s >= 2).collect();
+    // The page's skill functions only when the question is about a skill (a "read the file"
+    // question means the server's read_file).
+    let about_skills = q_words.iter().any(|w| w.starts_with("skill"));
+    let mut scored: Vec<(usize, &Value)> = tools
+        .iter()
+        .filter(|t| about_skills || !t["name"].as_str().unwrap_or_default().contains("skill"))
+        .map(|t| (score(t, &q_words), t))
+        .filter(|(s, _)| *s >= 2)
+        .collect();
     if expression(&question).is_some()
         && let Some(calc) = tools.iter().find(|t| t["name"] == "calculate")
     {

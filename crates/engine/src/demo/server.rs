@@ -25,6 +25,24 @@ const NOTES: [(&str, &str); 4] = [
     ("layers", "HTTP status is the truck; the JSON-RPC error is the safe inside it."),
 ];
 
+/// The demo server's skill (SEP-2640): its `SKILL.md` and one file it names, each with its
+/// SHA-256 digest written out (a test checks them), so the demo chunk carries no hashing code.
+const SKILL: [(&str, &str, &str); 2] = [
+    (
+        "skill://notebook/tool-results/SKILL.md",
+        "---\nname: tool-results\ndescription: How a client answers every tool_use, including the ones that failed\n---\n\n\
+         Answer every tool_use block with a tool_result in the next user message, first in its content, with the same \
+         tool_use_id. A call that failed is still answered: is_error: true, with the reason as text \
+         (references/LAYERS.md names the layers a call can fail at).\n",
+        "sha256:667dc7f0a7ba06f52be8dc0796af3a4963ea94c7314e0f67f9a57837448e10e1",
+    ),
+    (
+        "skill://notebook/tool-results/references/LAYERS.md",
+        "Network or CORS, HTTP status, JSON-RPC error object, the tool's isError: each becomes is_error: true.\n",
+        "sha256:f5d7143a50c38ac4ab524167766b6336bfac7a2b1764115d8c645398c6f3c6ee",
+    ),
+];
+
 const FILES: [(&str, &str); 2] = [
     ("/src/main.ts", "console.log('hello world');"),
     ("/README.md", "# Notebook\nA demo project for Loopscope's demo MCP server."),
@@ -91,7 +109,7 @@ const TEMPLATES: &str = r#"{"resourceTemplates": [{"uriTemplate": "notes://{id}"
 const PROMPTS: &str = r#"{"prompts": [{"name": "explain", "description": "Ask for an explanation of a topic from the notebook", "arguments": [{"name": "topic", "required": true}]}]}"#;
 
 const INITIALIZED: &str = r#"{
-  "capabilities": {"tools": {}, "resources": {}, "prompts": {}},
+  "capabilities": {"tools": {}, "resources": {}, "prompts": {}, "extensions": {"io.modelcontextprotocol/skills": {}}},
   "serverInfo": {"name": "loopscope-demo-server", "title": "Demo MCP server (in this page)", "version": "1"},
   "instructions": "A demo MCP server that runs inside this page. search_notes answers; read_file wants an absolute path (a relative one gets JSON-RPC error -32602); call_flaky_service answers HTTP 504; count_slowly streams progress."
 }"#;
@@ -158,6 +176,18 @@ impl DemoServer {
             "resources/templates/list" => Answer::json(200, result(&id, fixed(TEMPLATES))),
             "resources/read" => self.read(&id, params["uri"].as_str().unwrap_or("")),
             "prompts/list" => Answer::json(200, result(&id, fixed(PROMPTS))),
+            "skills/list" => {
+                let files: Vec<Value> = SKILL
+                    .iter()
+                    .map(|(uri, text, digest)| json!({ "uri": uri, "digest": digest, "size": text.len() }))
+                    .collect();
+                let (uri, _, _) = SKILL[0];
+                let frontmatter = json!({ "name": "tool-results", "description": "How a client answers every tool_use, including the ones that failed" });
+                Answer::json(
+                    200,
+                    result(&id, json!({ "skills": [{ "uri": uri, "frontmatter": frontmatter, "resources": files }] })),
+                )
+            }
             "prompts/get" => {
                 let topic = params["arguments"]["topic"].as_str().unwrap_or("MCP");
                 Answer::json(
@@ -276,6 +306,12 @@ impl DemoServer {
     }
 
     fn read(&self, id: &Value, uri: &str) -> Answer {
+        if let Some((_, text, _)) = SKILL.iter().find(|(u, _, _)| *u == uri) {
+            return Answer::json(
+                200,
+                result(id, json!({ "contents": [{ "uri": uri, "mimeType": "text/markdown", "text": text }] })),
+            );
+        }
         let text = if uri == "notes://index" {
             Some(NOTES.iter().map(|(k, _)| *k).collect::<Vec<_>>().join("\n"))
         } else {
@@ -287,6 +323,18 @@ impl DemoServer {
                 result(id, json!({ "contents": [{ "uri": uri, "mimeType": "text/plain", "text": text }] })),
             ),
             None => Answer::json(200, error(id, -32002, &format!("Resource not found: {uri}"))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SKILL;
+
+    #[test]
+    fn the_demo_skill_s_written_digests_are_its_files_digests() {
+        for (uri, text, digest) in SKILL {
+            assert_eq!(digest, crate::mcp::skills::digest(text.as_bytes()), "{uri}");
         }
     }
 }
