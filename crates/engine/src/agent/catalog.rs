@@ -49,6 +49,16 @@ pub struct Excluded {
     pub reason: String,
 }
 
+/// What phase 1 says of a tool's app (MCP Apps), which this page does not show.
+fn app_notes(ui: protocol::mcp::apps::ToolUi) -> Vec<String> {
+    let shown = ui.resource_uri.map(|uri| {
+        format!(
+            "comes with an app ({uri}) that Loopscope does not show yet: Claude gets the result's content, as always"
+        )
+    });
+    shown.into_iter().chain(ui.ignored.into_iter().map(|why| format!("{why}: ignored"))).collect()
+}
+
 /// A server phase 1 could not list: all of its tools are left out of this turn.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Unavailable {
@@ -166,9 +176,18 @@ impl Catalog {
             for tool in tools {
                 let origin =
                     Origin::Server { server_id: s.server_id.into(), label: s.label.into(), tool: tool.name.clone() };
+                let ui = tool.ui();
+                if ui.as_ref().is_some_and(|ui| !ui.for_model) {
+                    let reason = "for its app only (MCP Apps: _meta.ui.visibility has no \"model\"), so a host leaves it out of \
+                                  the model's tools"
+                        .into();
+                    catalog.excluded.push(Excluded { origin, reason });
+                    continue;
+                }
                 match repair_schema(&tool.input_schema) {
                     Err(reason) => catalog.excluded.push(Excluded { origin, reason }),
-                    Ok((schema, notes)) => {
+                    Ok((schema, mut notes)) => {
+                        notes.extend(ui.into_iter().flat_map(app_notes));
                         let def = ToolDef {
                             name: claude_name(&prefix, &tool.name),
                             description: tool.description.clone().or_else(|| tool.title.clone()),
@@ -338,6 +357,32 @@ mod tests {
 
     fn list(tools: Vec<Tool>) -> ToolList {
         ToolList { tools, excluded: vec![("arr".into(), "inputSchema.type is \"array\", not \"object\"".into())] }
+    }
+
+    /// MCP Apps: a tool for its app only never reaches Claude, and phase 1 says why; a tool
+    /// with an app reaches Claude with a note that the app is not shown.
+    #[test]
+    fn an_app_only_tool_is_left_out_of_claudes_tools_with_why() {
+        let with_meta = |name: &str, meta: Value| -> Tool {
+            serde_json::from_value(json!({"name": name, "inputSchema": {"type": "object"}, "_meta": meta})).unwrap()
+        };
+        let l = ToolList {
+            tools: vec![
+                with_meta(
+                    "debug-refresh",
+                    json!({"ui": {"resourceUri": "ui://debug/app.html", "visibility": ["app"]}}),
+                ),
+                with_meta("debug-tool", json!({"ui": {"resourceUri": "ui://debug/app.html"}})),
+            ],
+            excluded: Vec::new(),
+        };
+        let c = Catalog::build(&[], &[ServerTools { server_id: "s", label: "debug", list: &l }]);
+        let names: Vec<&str> = c.entries.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["debug_debug-tool"]);
+        assert!(c.entries[0].notes[0].contains("comes with an app (ui://debug/app.html)"), "{:?}", c.entries[0].notes);
+        assert_eq!(c.excluded.len(), 1);
+        assert_eq!(c.excluded[0].origin.describe(), "debug-refresh on MCP server \"debug\"");
+        assert!(c.excluded[0].reason.starts_with("for its app only"), "{}", c.excluded[0].reason);
     }
 
     #[test]

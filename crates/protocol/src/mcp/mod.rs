@@ -2,6 +2,7 @@
 //! `result` payloads of JSON-RPC messages. Field names follow `schema.ts`; anything we do not
 //! model is kept in `extra` or as raw JSON so nothing a server sends is lost.
 
+pub mod apps;
 mod content;
 mod lifecycle;
 mod modern;

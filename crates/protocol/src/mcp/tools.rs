@@ -24,6 +24,9 @@ pub struct Tool {
     /// 2025-11-25: `{ taskSupport: "forbidden" | "optional" | "required" }`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub execution: Option<Value>,
+    /// `_meta`: extensions' fields (MCP Apps' `ui`, `apps.rs`). Untrusted, read leniently.
+    #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Value>,
 }
 
 impl Tool {
