@@ -10,10 +10,10 @@ import { join } from "node:path";
 import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 
 const BUDGET = {
-  first: { gzip: 386_100, brotli: 308_300 },
+  first: { gzip: 386_400, brotli: 308_400 },
   // Per chunk, gzip, by split point (src/chunks/).
   chunks: {
-    agent: 223_500, workshop: 119_800, explore: 160_200, detail: 30_800, signin: 63_100, demo: 36_900, settings: 43_300,
+    agent: 229_400, workshop: 119_800, explore: 161_500, detail: 30_800, signin: 63_100, demo: 36_900, settings: 43_300,
     compare: 16_200,
   },
 };

@@ -83,6 +83,7 @@ impl Services {
                 });
                 svc.servers.save();
                 svc.load_lists(&id, &client).await;
+                super::saved_tasks::keep(svc, &id, &client);
                 entry.update(|d| d.stream = Some("open".into()));
                 let end = client.listen(&listen).await;
                 let text = match end {

@@ -11,6 +11,7 @@ mod dialogs;
 mod lesson;
 mod pausing;
 mod resources;
+mod saved_tasks;
 mod servers;
 mod session;
 mod settings;

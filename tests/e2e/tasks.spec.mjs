@@ -110,3 +110,43 @@ test("the tasks extension: input required opens the form, the answer goes back w
   expect(text((await lastResults(key))[0])).toBe('Deployed. The user answered: {"ok":true}');
   await timelineRow(page, /Loopscope to MCP: jobs: tasks\/update/);
 });
+
+test("a reload in the middle of a task: the page follows it on and says how it ended, and that Claude did not get it", async ({ page }) => {
+  const console = watchConsole(page);
+  await openApp(page);
+  const key = "sk-e2e-tasks-reload";
+  await useFakeClaude(page, key);
+  await addServer(page, URLS.tasks, "jobs");
+  await script(key, [reply(toolUse("jobs_slow_report", { steps: 12 })), reply({ text: "Done." })]);
+  await page.getByRole("textbox", { name: "Message", exact: true }).fill("Write the long report.");
+  await page.getByRole("button", { name: "Send" }).click();
+  const strip = page.getByRole("list", { name: "Tasks running on servers" });
+  await expect(strip).toContainText(/working · step [1-5] of 12/, { timeout: 10_000 });
+  const line = await strip.locator("li").first().innerText();
+  const taskId = /^Task (\S+) on/.exec(line)[1];
+
+  // What storage holds is data: a second entry with a 5,000-character id, and junk, are left out.
+  await page.evaluate(() => {
+    const kept = sessionStorage.getItem("loopscope.tasks");
+    const server = kept.split("\t")[0];
+    sessionStorage.setItem("loopscope.tasks", `${kept}${server}\t${"x".repeat(5000)}\t\njunk\n${server}\tbell\u0007\t\n`);
+  });
+  await page.reload();
+  // The server reconnects on its own; the kept task is followed on from tasks/get.
+  await expect(page.getByRole("article", { name: "jobs" }).getByText("connected", { exact: true })).toBeVisible();
+  await expect(strip).toContainText(new RegExp(`Task ${taskId} on jobs: working · step \\d+ of 12`), { timeout: 10_000 });
+  await expect(page.locator(".tl-task.working")).toHaveCount(1);
+  await expect(strip.locator("li")).toHaveCount(1);
+  await timelineRow(page, /^Note: task \S+ followed on after a reload · step \d+ of 12, working, poll 300 ms$/);
+  await snap(page, "task-resumed");
+  const chat = page.getByRole("log", { name: "Conversation" });
+  await expect(chat.getByText(new RegExp(`Task ${taskId} on jobs, started before this page was reloaded, completed: "Report ready after 12 steps"\\. The turn that asked for it ended with the reload, so Claude did not receive this\\.`))).toBeVisible({ timeout: 15_000 });
+  await expect(strip).toBeHidden();
+  await expect(page.locator(".tl-task.completed")).toHaveCount(1);
+  await snap(page, "task-resumed-ended");
+  // Nothing is kept once it ended: a second reload follows nothing.
+  expect(await page.evaluate(() => sessionStorage.getItem("loopscope.tasks"))).toBeNull();
+  // Claude got one request only: the turn ended with the reload.
+  expect((await requests(key)).length).toBe(1);
+  console.expectNone();
+});

@@ -239,3 +239,51 @@ async fn hostile_task_servers_are_contained() {
     let t = timeline(&trace);
     assert!(t.tasks().iter().all(|s| !s.live()), "no bar is left open");
 }
+
+/// A page reload in the middle of a task: the turn that followed it is dropped (no
+/// `tasks/cancel` goes out), the task book holds its id, and a new connection follows it on from
+/// `tasks/get` to its result. An id the server does not know is refused at once.
+#[tokio::test(flavor = "current_thread")]
+async fn a_task_is_followed_on_after_a_reload_from_the_id_the_task_book_kept() {
+    use engine::mcp::TaskChange;
+    let server = TasksServer::start(0).await;
+    let (before, _, _) = client(&server.url());
+    before.connect().await.unwrap();
+    let book: Rc<RefCell<Vec<TaskChange>>> = Rc::default();
+    let kept = book.clone();
+    before.keep_task_book(Rc::new(move |c| kept.borrow_mut().push(c)));
+    let opts = RequestOptions { trace_link: Some("toolu_1".into()), ..RequestOptions::default() };
+    {
+        let call = before.call_tool("slow_report", json!({ "steps": 4 }), &opts).fuse();
+        let reload = tokio::time::sleep(std::time::Duration::from_millis(700)).fuse();
+        futures::pin_mut!(call, reload);
+        futures::select! {
+            _ = call => panic!("the report takes 1.6 s"),
+            _ = reload => {}
+        }
+    }
+    let followed = book.borrow().clone();
+    let [TaskChange::Followed { task_id, tool_use_id }] = followed.as_slice() else { panic!("{followed:?}") };
+    assert_eq!(tool_use_id.as_deref(), Some("toolu_1"));
+    assert!(!server.methods().iter().any(|m| m.starts_with("tasks/cancel")), "a reload cancels nothing");
+
+    let (after, trace, _) = client(&server.url());
+    after.connect().await.unwrap();
+    let r = after.resume_task(task_id, tool_use_id.clone()).await.unwrap();
+    assert_eq!(text(&r), "Report ready after 4 steps");
+    let seen = statuses(&trace);
+    assert_eq!(seen.first().map(|(s, _)| *s), Some(TaskStatus::Working), "{seen:?}");
+    assert_eq!(seen.last().map(|(s, _)| *s), Some(TaskStatus::Completed), "{seen:?}");
+    let timeline = timeline(&trace);
+    assert!(
+        timeline.rows().iter().any(|r| r.label.ends_with("followed on after a reload")),
+        "the timeline says where the task's bar begins"
+    );
+    let (ok, said) = engine::mcp::resumed_outcome(task_id, "tasks", &Ok(r));
+    assert!(ok && said.contains("completed: \"Report ready after 4 steps\""), "{said}");
+
+    let unknown = after.resume_task("no-such-task", None).await.unwrap_err();
+    assert!(matches!(unknown, McpError::Rpc(_)), "{unknown}");
+    assert!(unknown.to_string().contains("Unknown task"), "the server's own words: {unknown}");
+    assert!(after.live_tasks().is_empty());
+}

@@ -70,6 +70,9 @@ pub struct McpClient<P: Platform> {
     pub(super) task_tools: RefCell<std::collections::HashSet<String>>,
     /// The tasks being followed, each with the token its Cancel fires (`tasks.rs`).
     pub(super) live_tasks: RefCell<HashMap<String, CancelToken>>,
+    /// Told when a task starts or stops being followed (`resume.rs`: the page keeps the ids
+    /// over a reload).
+    pub(super) task_book: RefCell<Option<super::resume::TaskBook>>,
     /// 2026-07-28 sets the log level per request, in `_meta`.
     pub(super) log_level: RefCell<Option<String>>,
     /// Cancelled to make a 2026-07-28 listen stream reopen with a changed filter.
@@ -105,6 +108,7 @@ impl<P: Platform> McpClient<P> {
             tool_headers: RefCell::default(),
             task_tools: RefCell::default(),
             live_tasks: RefCell::default(),
+            task_book: RefCell::default(),
             log_level: RefCell::default(),
             relisten: RefCell::default(),
             stream_open: Cell::new(false),

@@ -12,6 +12,7 @@ mod handlers;
 mod inject;
 mod listen;
 pub mod negotiate;
+mod resume;
 mod serve;
 pub mod skills;
 mod tasks;
@@ -23,6 +24,7 @@ pub use connection::Connection;
 pub use distance::local_network_hint;
 pub use error::{CORS_NEEDS, McpError, ProtocolError, Reach};
 pub use handlers::{ElicitationHandler, Handlers, ListKind, SamplingHandler, ServerNotification, StateFn};
+pub use resume::{KeptTask, KeptTasks, TaskBook, TaskChange, resumed_outcome};
 pub use tasks::{MAX_INPUT_REQUESTS, MAX_POLL_MS, MAX_TASK_MS, MIN_POLL_MS, TaskEra};
 
 use std::rc::Rc;

@@ -60,7 +60,7 @@ fn poll_ms(task: &Task) -> u64 {
         .map_or(DEFAULT_POLL_MS, |ms| (ms.max(0.0) as u64).clamp(MIN_POLL_MS, MAX_POLL_MS))
 }
 
-fn decode_task(v: Value, asked: Option<&str>) -> Result<Task, McpError> {
+pub(super) fn decode_task(v: Value, asked: Option<&str>) -> Result<Task, McpError> {
     let task = Task::read(&v)
         .map_err(|e| McpError::Decode { reason: format!("not a valid task: {e}"), raw: v.to_string() })?;
     if task.task_id.is_empty() || task.task_id.chars().count() > MAX_ID_CHARS {
@@ -148,13 +148,26 @@ impl<P: Platform> McpClient<P> {
 
     /// Follows the task a `tools/call` created to its end; its result is the call's result.
     pub(super) async fn follow_task(&self, created: Value, opts: &RequestOptions) -> Result<CallToolResult, McpError> {
-        let era = self.task_era().unwrap_or(TaskEra::Extension);
         let task = decode_task(created, None)?;
+        self.follow_known(task, false, opts).await
+    }
+
+    /// Follows `task` (as created, or as `tasks/get` described it after a reload: `resumed`) to
+    /// its end, telling the task book when it starts and stops being followed.
+    pub(super) async fn follow_known(
+        &self,
+        task: Task,
+        resumed: bool,
+        opts: &RequestOptions,
+    ) -> Result<CallToolResult, McpError> {
+        let era = self.task_era().unwrap_or(TaskEra::Extension);
         let own = CancelToken::new();
-        self.live_tasks.borrow_mut().insert(task.task_id.clone(), own.clone());
         let id = task.task_id.clone();
-        let outcome = follow_task(self, era, task, own, opts).await;
+        self.live_tasks.borrow_mut().insert(id.clone(), own.clone());
+        self.task_changed(super::TaskChange::Followed { task_id: id.clone(), tool_use_id: opts.trace_link.clone() });
+        let outcome = follow_task(self, era, (task, resumed), own, opts).await;
         self.live_tasks.borrow_mut().remove(&id);
+        self.task_changed(super::TaskChange::Ended { task_id: id });
         outcome
     }
 }
@@ -171,18 +184,20 @@ struct Follower<'a> {
     opts: &'a RequestOptions,
     /// The polls' own options: cancelled with the turn, not linked to the tool_use.
     polls: RequestOptions,
+    /// Followed on after a page reload (`resume.rs`).
+    resumed: bool,
 }
 
 fn follow_task<'a>(
     link: &'a dyn TaskLink,
     era: TaskEra,
-    task: Task,
+    (task, resumed): (Task, bool),
     own: CancelToken,
     opts: &'a RequestOptions,
 ) -> LocalBoxFuture<'a, Result<CallToolResult, McpError>> {
     let turn = opts.cancel.clone().unwrap_or_default();
     let polls = RequestOptions { cancel: Some(turn.clone()), ..RequestOptions::default() };
-    let mut f = Follower { link, era, task, own, turn, opts, polls };
+    let mut f = Follower { link, era, task, own, turn, opts, polls, resumed };
     async move {
         let outcome = f.follow().await;
         // The bar on the timeline ends here too when the task did not.
@@ -205,6 +220,7 @@ impl Follower<'_> {
             message,
             tool_use_id: self.opts.trace_link.clone(),
             poll_ms: polled.then(|| poll_ms(&self.task)),
+            resumed: self.resumed,
         });
     }
 

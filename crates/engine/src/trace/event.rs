@@ -326,6 +326,10 @@ pub enum TraceKind {
         tool_use_id: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         poll_ms: Option<u64>,
+        /// Followed on after a page reload (its first event comes from `tasks/get`, not from
+        /// the `tools/call` that created it).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        resumed: bool,
     },
     /// A line worth showing that is not a message (session re-initialised, stream resumed…).
     Note {

@@ -168,8 +168,8 @@ impl Tracer {
                 failure: failure.map(|f| Failure { message: self.mask(&f.message), ..f }),
             },
             Note { text } => Note { text: self.mask(&text) },
-            Task { task_id, status, message, tool_use_id, poll_ms } => {
-                Task { task_id, status, message: message.map(|m| self.mask(&m)), tool_use_id, poll_ms }
+            Task { task_id, status, message, tool_use_id, poll_ms, resumed } => {
+                Task { task_id, status, message: message.map(|m| self.mask(&m)), tool_use_id, poll_ms, resumed }
             }
             ApiOutcome { exchange, attempt, request_id, elapsed_ms, failure, badge, stop_reason } => ApiOutcome {
                 exchange,

@@ -248,13 +248,14 @@ impl Timeline {
                 Some(self.on_injected(e, lane, *exchange, fault, detail.as_deref()))
             }
             TraceKind::Note { text } => Some(self.add(e, RowKind::Note { lane }, short(text, 120), "")),
-            TraceKind::Task { task_id, status, message, tool_use_id, poll_ms } => {
+            TraceKind::Task { task_id, status, message, tool_use_id, poll_ms, resumed } => {
                 let news = tasks::TaskNews {
                     task_id,
                     status: *status,
                     message: message.as_deref(),
                     tool_use_id: tool_use_id.as_ref(),
                     poll_ms: *poll_ms,
+                    resumed: *resumed,
                 };
                 Some(self.on_task(e, lane, news))
             }

@@ -53,6 +53,7 @@ pub(super) struct TaskNews<'a> {
     pub message: Option<&'a str>,
     pub tool_use_id: Option<&'a String>,
     pub poll_ms: Option<u64>,
+    pub resumed: bool,
 }
 
 /// The status as its row's badge says it, and whether that is a failure.
@@ -78,10 +79,11 @@ impl Timeline {
     }
 
     pub(super) fn on_task(&mut self, e: &TraceEvent, lane: Lane, news: TaskNews<'_>) -> usize {
-        let TaskNews { task_id, status, message, tool_use_id, poll_ms } = news;
+        let TaskNews { task_id, status, message, tool_use_id, poll_ms, resumed } = news;
         let known = self.tasks.iter().position(|t| t.lane == lane && t.task_id == task_id);
         // The status is the row's badge; the label says only what is not a status.
         let word = match known {
+            None if resumed => " followed on after a reload",
             None => " created",
             Some(_) if poll_ms.is_none() && !status.is_terminal() => " no longer followed",
             Some(_) => "",
