@@ -171,15 +171,8 @@ async fn the_same_question_two_ways_who_called_what_crossed_the_network_and_the_
 /// it nothing.
 #[tokio::test(flavor = "current_thread")]
 async fn the_demo_model_plays_the_connector_with_the_demo_server() {
-    use engine::demo::{DEMO_SERVER_URL, Demo};
-    use engine::settings::UserSettings;
-    let platform = Rc::new(Demo::new(Native::new()));
-    let (tracer, trace) = recording_tracer(&Native::new());
-    let agent = Agent::new(platform.clone(), tracer.clone());
-    let client = McpClient::new(platform, ServerConfig::new("demo", DEMO_SERVER_URL), tracer, Handlers::default());
-    client.connect().await.unwrap();
-    let servers = [ServerHandle::new(Rc::new(client), "demo")];
-    let settings = UserSettings { demo: true, ..UserSettings::default() }.claude("");
+    use engine::demo::DEMO_SERVER_URL;
+    let support::DemoWorkshop { agent, servers, settings, trace } = support::demo_workshop().await;
     let cancel = CancelToken::new();
     let question = || Message::user_text("Search the notes for \"jsonrpc\"");
 

@@ -136,15 +136,7 @@ async fn a_tampered_skill_is_refused_claude_is_told_why_and_nothing_more_of_it_i
 /// workshop sees a skill offered in phase 1 and read in phase 3.
 #[tokio::test(flavor = "current_thread")]
 async fn the_demo_model_loads_the_demo_servers_skill() {
-    use engine::demo::{DEMO_SERVER_URL, Demo};
-    use engine::settings::UserSettings;
-    let platform = Rc::new(Demo::new(Native::new()));
-    let (tracer, trace) = recording_tracer(&Native::new());
-    let agent = Agent::new(platform.clone(), tracer.clone());
-    let client = McpClient::new(platform, ServerConfig::new("demo", DEMO_SERVER_URL), tracer, Handlers::default());
-    client.connect().await.unwrap();
-    let servers = [ServerHandle::new(Rc::new(client), "demo")];
-    let settings = UserSettings { demo: true, ..UserSettings::default() }.claude("");
+    let support::DemoWorkshop { agent, servers, settings, trace } = support::demo_workshop().await;
     let cancel = CancelToken::new();
     let question = Message::user_text("Load the \"tool-results\" skill");
     let out = agent.run(Vec::new(), question, &Turn::new(&settings, &servers, &cancel, 4), Rc::new(|_| {})).await;

@@ -121,3 +121,25 @@ pub async fn until(what: &str, mut ready: impl FnMut() -> bool) {
     }
     panic!("gave up after 10 s waiting for {what}");
 }
+
+/// A workshop without key or server, natively: the agent on the demo platform (the demo model
+/// answers), the demo server connected, the demo's settings, and the trace.
+pub struct DemoWorkshop {
+    pub agent: engine::agent::Agent<engine::demo::Demo<Rc<Native>>>,
+    pub servers: [engine::agent::ServerHandle<engine::demo::Demo<Rc<Native>>>; 1],
+    pub settings: engine::claude::ClaudeSettings,
+    pub trace: Rc<RefCell<Vec<TraceEvent>>>,
+}
+
+pub async fn demo_workshop() -> DemoWorkshop {
+    use engine::mcp::{Handlers, McpClient, ServerConfig};
+    let platform = Rc::new(engine::demo::Demo::new(Native::new()));
+    let (tracer, trace) = recording_tracer(&Native::new());
+    let agent = engine::agent::Agent::new(platform.clone(), tracer.clone());
+    let config = ServerConfig::new("demo", engine::demo::DEMO_SERVER_URL);
+    let client = McpClient::new(platform, config, tracer, Handlers::default());
+    client.connect().await.unwrap();
+    let servers = [engine::agent::ServerHandle::new(Rc::new(client), "demo")];
+    let settings = engine::settings::UserSettings { demo: true, ..Default::default() }.claude("");
+    DemoWorkshop { agent, servers, settings, trace }
+}
