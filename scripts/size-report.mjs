@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 
 const BUDGET = {
-  first: { gzip: 386_400, brotli: 308_400 },
+  first: { gzip: 387_000, brotli: 309_200 },
   // Per chunk, gzip, by split point (src/chunks/).
   chunks: {
     agent: 229_400, workshop: 119_800, explore: 161_500, detail: 30_800, signin: 63_100, demo: 36_900, settings: 43_300,

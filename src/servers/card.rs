@@ -152,20 +152,14 @@ pub fn ServerCard(entry: ServerEntry) -> impl IntoView {
             <Show when=move || open.get()>
                 {move || data.with(|d| d.info.clone().map(|i| (i, d.why.clone()))).map(|(info, why)| {
                     let modern = Revision::parse(&info.protocol_version).is_some_and(Revision::is_modern);
-                    let caps = info
-                        .capabilities
-                        .declared()
-                        .into_iter()
-                        .map(|c| if c.deprecated() { format!("{} (deprecated in 2026-07-28)", c.name()) } else { c.name().to_owned() })
-                        .collect::<Vec<_>>()
-                        .join(", ");
+                    let caps = engine::mcp::declared::capabilities_line(&info.capabilities);
                     let shape = if modern { "no handshake, no session: each request says its version" } else { "initialize handshake and a session" };
                     view! {
                         <dl class="server-info">
                             <dt>"Server"</dt><dd>{format!("{} {}", info.server_info.name, info.server_info.version)}</dd>
                             <dt>"Protocol"</dt><dd><strong>{info.protocol_version.clone()}</strong>{format!(" · {shape}")}</dd>
                             <dt>"Why"</dt><dd class="why">{why}</dd>
-                            <dt>"Capabilities"</dt><dd>{if caps.is_empty() { "none".to_owned() } else { caps }}</dd>
+                            <dt>"Capabilities"</dt><dd>{caps}</dd>
                             <dt>"Server stream"</dt><dd>{move || data.with(|d| d.stream.clone()).unwrap_or_else(|| "—".into())}</dd>
                         </dl>
                         {info.instructions.clone().map(|text| view! {

@@ -15,6 +15,9 @@ async function demoWithServer(page) {
 test("phase 1 offers the demo server's skill by name, and load_skill reads it verified", async ({ page }) => {
   const console = watchConsole(page);
   await demoWithServer(page);
+  // The card says the server declares skills, and what the page does with them.
+  const card = page.getByRole("article", { name: "demo" });
+  await expect(card.getByText("tools, resources, prompts; extensions: io.modelcontextprotocol/skills (skills: offered to Claude in phase 1)")).toBeVisible();
   await ask(page, 'Load the "tool-results" skill.');
   const chat = page.getByRole("log", { name: "Conversation" });
   await expect(chat.getByText("→ local function load_skill")).toBeVisible();

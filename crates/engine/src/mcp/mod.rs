@@ -4,6 +4,7 @@
 mod api;
 mod client;
 mod connection;
+pub mod declared;
 pub mod distance;
 pub mod envelope;
 mod error;
