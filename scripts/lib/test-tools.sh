@@ -26,7 +26,7 @@ ensure_node_modules() {
     local stamp="$ROOT/node_modules/.loopscope-lock" want
     want=$(hash_of "$ROOT/package-lock.json")
     if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-        step "Installing npm test packages (npm ci: Playwright, server-everything, the TypeScript SDK v2 server, the conformance suite)"
+        step "Installing npm test packages (npm ci: Playwright, server-everything, the MCP Apps debug server, the TypeScript SDK v2 server, the conformance suite)"
         # Playwright must not download its own browser: the tests use Debian's Chromium.
         (cd "$ROOT" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --silent --no-audit --no-fund) \
             || die "npm ci failed"

@@ -150,6 +150,7 @@ fn ToolItem(server: String, tool: Tool) -> impl IntoView {
                 <summary><code>{tool.name.clone()}</code>
                     {tool.title.clone().map(|t| view! { <span class="muted">{format!(" — {t}")}</span> })}</summary>
                 {tool.description.clone().map(|d| view! { <p class="prose">{d}</p> })}
+                {engine::mcp::declared::tool_app_note(&tool).map(|n| view! { <p class="hint">{n}</p> })}
                 <details class="schema"><summary>"Input schema"</summary><Code text=pretty(&schema) label="Input schema"/></details>
                 <form class="call-form" on:submit=call aria-label=format!("Call {}", tool.name)>
                     <SchemaForm form=form values=values id_prefix=prefix/>

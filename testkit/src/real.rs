@@ -76,6 +76,21 @@ pub fn everything_on(port: u16) -> RealServer {
     RealServer::start("server-everything", cmd, port)
 }
 
+/// `@modelcontextprotocol/server-debug`, the MCP Apps example server of the `ext-apps`
+/// repository: a tool with an app (`debug-tool`) and two tools for its app only (`debug-refresh`,
+/// `debug-log`, `visibility: ["app"]`). It binds every interface; the loopback preload forces
+/// 127.0.0.1.
+pub fn apps_debug_on(port: u16) -> RealServer {
+    let root = repo_root();
+    let mut cmd = Command::new("node");
+    cmd.current_dir(&root)
+        .arg("--require")
+        .arg(root.join("tests/servers/loopback.cjs"))
+        .arg(root.join("node_modules/@modelcontextprotocol/server-debug/dist/index.js"))
+        .env("PORT", port.to_string());
+    RealServer::start("server-debug (MCP Apps)", cmd, port)
+}
+
 /// How our Python SDK server answers (see tests/servers/py_server.py).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PyMode {

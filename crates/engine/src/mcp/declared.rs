@@ -3,7 +3,7 @@
 //! text, at most [`MAX_SHOWN`] of them, each cut to [`MAX_ID_BYTES`] bytes (on a character
 //! boundary).
 
-use protocol::mcp::{ServerCapabilities, TASKS_EXTENSION, apps};
+use protocol::mcp::{ServerCapabilities, TASKS_EXTENSION, Tool, apps};
 
 use super::skills;
 
@@ -47,6 +47,21 @@ pub fn capabilities_line(caps: &ServerCapabilities) -> String {
     if parts.is_empty() { "none".into() } else { parts.join("; ") }
 }
 
+/// What a tool's card says of its app (MCP Apps), if it has one.
+pub fn tool_app_note(tool: &Tool) -> Option<String> {
+    let ui = tool.ui()?;
+    let app = ui
+        .resource_uri
+        .as_deref()
+        .map(|uri| format!(" Its app ({uri}) is not shown by Loopscope yet."))
+        .unwrap_or_default();
+    Some(if ui.for_model {
+        format!("Comes with an app (MCP Apps); Claude is offered the tool as any other.{app}")
+    } else {
+        format!("For its app only (MCP Apps): not offered to Claude. A call from here stands in for its app.{app}")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -67,6 +82,24 @@ mod tests {
              x.example/odd (not used by Loopscope)"
         );
         assert_eq!(capabilities_line(&caps(json!({}))), "none");
+    }
+
+    #[test]
+    fn a_tool_s_card_says_who_may_call_it() {
+        let tool = |meta: serde_json::Value| -> Tool {
+            serde_json::from_value(json!({ "name": "t", "inputSchema": { "type": "object" }, "_meta": meta })).unwrap()
+        };
+        let app_only =
+            tool_app_note(&tool(json!({ "ui": { "resourceUri": "ui://d/app.html", "visibility": ["app"] } })));
+        assert_eq!(
+            app_only.as_deref(),
+            Some(
+                "For its app only (MCP Apps): not offered to Claude. A call from here stands in for its app. \
+                 Its app (ui://d/app.html) is not shown by Loopscope yet."
+            )
+        );
+        assert!(tool_app_note(&tool(json!({ "ui": {} }))).unwrap().starts_with("Comes with an app"));
+        assert_eq!(tool_app_note(&tool(json!({}))), None);
     }
 
     #[test]
