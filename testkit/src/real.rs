@@ -65,15 +65,20 @@ pub fn everything() -> RealServer {
 }
 
 pub fn everything_on(port: u16) -> RealServer {
+    npm_server("server-everything", "server-everything", &["streamableHttp"], port)
+}
+
+/// A server from npm that reads its port from `PORT`, kept on 127.0.0.1 by the loopback preload.
+fn npm_server(name: &'static str, package: &str, args: &[&str], port: u16) -> RealServer {
     let root = repo_root();
     let mut cmd = Command::new("node");
     cmd.current_dir(&root)
         .arg("--require")
         .arg(root.join("tests/servers/loopback.cjs"))
-        .arg(root.join("node_modules/@modelcontextprotocol/server-everything/dist/index.js"))
-        .arg("streamableHttp")
+        .arg(root.join(format!("node_modules/@modelcontextprotocol/{package}/dist/index.js")))
+        .args(args)
         .env("PORT", port.to_string());
-    RealServer::start("server-everything", cmd, port)
+    RealServer::start(name, cmd, port)
 }
 
 /// `@modelcontextprotocol/server-debug`, the MCP Apps example server of the `ext-apps`
@@ -81,14 +86,7 @@ pub fn everything_on(port: u16) -> RealServer {
 /// `debug-log`, `visibility: ["app"]`). It binds every interface; the loopback preload forces
 /// 127.0.0.1.
 pub fn apps_debug_on(port: u16) -> RealServer {
-    let root = repo_root();
-    let mut cmd = Command::new("node");
-    cmd.current_dir(&root)
-        .arg("--require")
-        .arg(root.join("tests/servers/loopback.cjs"))
-        .arg(root.join("node_modules/@modelcontextprotocol/server-debug/dist/index.js"))
-        .env("PORT", port.to_string());
-    RealServer::start("server-debug (MCP Apps)", cmd, port)
+    npm_server("server-debug (MCP Apps)", "server-debug", &[], port)
 }
 
 /// How our Python SDK server answers (see tests/servers/py_server.py).
