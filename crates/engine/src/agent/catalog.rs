@@ -212,9 +212,10 @@ impl Catalog {
                 self.excluded.push(Excluded { origin, reason: format!("a skill a host must not load: {reason}") });
             }
         }
-        for def in offer.functions.iter().flat_map(|(defs, _)| defs) {
-            let note = offer.functions.as_ref().map(|(_, note)| note.clone()).into_iter().collect();
-            self.add(Origin::Local { function: def.name.clone() }, def.clone(), note);
+        if let Some((defs, note)) = offer.functions {
+            for def in defs {
+                self.add(Origin::Local { function: def.name.clone() }, def, vec![note.clone()]);
+            }
         }
         self.skills = offer.skills;
         self.skills_left_out = offer.left_out;

@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use serde_json::json;
 
-use super::tasks::decode_task;
+use super::tasks::{MAX_ID_CHARS, decode_task};
 use super::{McpClient, McpError, RequestOptions};
 use crate::platform::Platform;
 use protocol::mcp::{CallToolResult, method};
@@ -27,8 +27,6 @@ pub type TaskBook = Rc<dyn Fn(TaskChange)>;
 const SHOWN_CHARS: usize = 600;
 /// The most tasks a page keeps over a reload.
 pub const MAX_KEPT: usize = 32;
-/// A kept id longer than this is left out (the follower refuses longer task ids too).
-const MAX_ID_CHARS: usize = 256;
 
 /// One task a page keeps over a reload: its server (the page's id for it), its id, and the
 /// tool_use it was for.

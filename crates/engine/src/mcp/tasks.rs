@@ -36,7 +36,7 @@ const ASKED_TTL_MS: u64 = 10 * 60_000;
 /// Input requests one task may make in its life (each opens a dialog for the user).
 pub const MAX_INPUT_REQUESTS: usize = 16;
 /// A task id longer than this is refused: it is echoed in headers, the timeline and storage.
-const MAX_ID_CHARS: usize = 256;
+pub(super) const MAX_ID_CHARS: usize = 256;
 
 /// Which tasks a server speaks for `tools/call`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
