@@ -41,8 +41,20 @@ page = page.replace(/<link\b[^>]*\bdata-trunk-skip\b[^>]*>/, "");
 // loading screen still paints before any file arrives); wasm compiled from this site's files.
 // Styles likewise (the app sets styles property by property, never as attributes). Connections:
 // anywhere over https, and plain http, which an MCP server on a workshop's network needs (the
-// engine's URL policy decides which addresses are used: docs/security.md). Nothing else: no
-// frames, objects, forms, <base>, fonts or images from elsewhere.
+// engine's URL policy decides which addresses are used: docs/security.md). Frames: only the MCP
+// Apps sandbox above. Nothing else: no objects, forms, <base>, fonts or images from elsewhere.
+// MCP Apps run behind the sandbox proxy (sandbox.html) on another origin (docs/apps.md): the one
+// the site is built with (LOOPSCOPE_SANDBOX, the https address of its sandbox.html), else on this
+// machine the other loopback name, else the page's own file in an opaque origin ('self').
+const sandbox = (process.env.LOOPSCOPE_SANDBOX ?? "").trim();
+let sandboxOrigin = "";
+if (sandbox) {
+  const url = new URL(sandbox);
+  if (url.protocol !== "https:") throw new Error(`post-build: LOOPSCOPE_SANDBOX must be an https address, not ${sandbox}`);
+  sandboxOrigin = url.origin;
+  page = page.replace(/<meta name="loopscope-sandbox"[^>]*>/, "");
+  page = page.replace(/<meta charset=[^>]*>/i, (m) => `${m}<meta name="loopscope-sandbox" content="${url.href}">`);
+}
 const sha = (text) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;
 const inline = (tag) =>
   [...page.matchAll(new RegExp(`<${tag}(?![^>]*\\ssrc=)[^>]*>([\\s\\S]*?)</${tag}>`, "g"))].map((m) => sha(m[1]));
@@ -52,6 +64,7 @@ const policy = [
   `style-src 'self' ${inline("style").join(" ")}`,
   "img-src 'self'",
   "connect-src 'self' https: http:",
+  `frame-src 'self' http://localhost:* http://127.0.0.1:*${sandboxOrigin ? ` ${sandboxOrigin}` : ""}`,
   "worker-src 'self'",
   "manifest-src 'self'",
   "base-uri 'none'",

@@ -10,11 +10,11 @@ import { join } from "node:path";
 import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 
 const BUDGET = {
-  first: { gzip: 387_000, brotli: 309_200 },
+  first: { gzip: 389_600, brotli: 311_400 },
   // Per chunk, gzip, by split point (src/chunks/).
   chunks: {
-    agent: 229_400, workshop: 119_800, explore: 161_900, detail: 30_800, signin: 63_100, demo: 36_900, settings: 43_300,
-    compare: 16_200,
+    agent: 232_400, workshop: 119_800, explore: 180_800, detail: 30_800, signin: 63_100, demo: 36_900, settings: 43_300,
+    compare: 16_900,
   },
 };
 // Issue 21's target for the first load.

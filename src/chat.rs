@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 
+use super::chunks::OnDemand;
 use super::state::{NoticeLevel, Shown, use_services};
 use super::widgets::{Code, FailureBox};
 use engine::chat::{Block, ToolCall, ToolState, ToolStatus};
@@ -42,6 +43,7 @@ fn ToolCallView(block: RwSignal<Block>) -> impl IntoView {
     let status = move || tool(block, |c| Some(c.state.status())).unwrap_or(ToolStatus::Writing);
     let input = Memo::new(move |_| tool(block, |c| c.input.clone()));
     let partial = move || tool(block, |c| (c.input.is_none() && !c.partial.is_empty()).then(|| c.partial.clone()));
+    let app = Memo::new(move |_| tool(block, |c| c.app.clone()));
     let ended = Memo::new(move |_| {
         tool(block, |c| match &c.state {
             ToolState::Ended(outcome) => Some(outcome.clone()),
@@ -74,6 +76,9 @@ fn ToolCallView(block: RwSignal<Block>) -> impl IntoView {
                     .why_not_run()
                     .map(|why| view! { <p class="not-run-why">{why.to_owned()}</p> }.into_any()),
             }}
+            {move || app.get().map(|call| view! {
+                <OnDemand what="app's host" load=move || crate::chunks::app_frame(call.clone())/>
+            })}
         </div>
     }
 }

@@ -75,6 +75,14 @@ split_point! {
 }
 
 split_point! {
+    /// An MCP App under its tool call in the chat: the sandbox's frame and the app's host. In
+    /// the explore chunk, with the other extensions' code (skills).
+    explore: fn app_frame(call: Box<engine::apps::AppCall>) {
+        Ok(ViewFn::from(move || view! { <crate::app_frame::AppFrame call=call.clone()/> }.into_any()))
+    }
+}
+
+split_point! {
     /// The front dialog's body: an approval, a sampling request or an elicitation form. In the
     /// agent chunk: only a turn or a connection opens one, and a chunk of its own multiplied the
     /// small shared files the agent chunk needs (docs/size.md).

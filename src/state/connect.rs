@@ -165,6 +165,8 @@ impl Services {
             on_state: Some(Rc::new(move |_: &str, state: &Connection| state_entry.state.set(state.clone()))),
             sampling: Some(Rc::new(Ask(svc))),
             elicitation: Some(Rc::new(Ask(svc))),
+            // The chat shows MCP Apps (`app_frame.rs`).
+            apps: true,
         };
         let url = entry.url.clone();
         if !headers.is_empty() {

@@ -85,6 +85,10 @@ fn npm_server(name: &'static str, package: &str, args: &[&str], port: u16) -> Re
 /// repository: a tool with an app (`debug-tool`) and two tools for its app only (`debug-refresh`,
 /// `debug-log`, `visibility: ["app"]`). It binds every interface; the loopback preload forces
 /// 127.0.0.1.
+pub fn apps_debug() -> RealServer {
+    apps_debug_on(free_port())
+}
+
 pub fn apps_debug_on(port: u16) -> RealServer {
     npm_server("server-debug (MCP Apps)", "server-debug", &[], port)
 }

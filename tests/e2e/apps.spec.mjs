@@ -1,10 +1,9 @@
-// MCP Apps, as far as Loopscope goes today: it shows no app and does not declare the extension,
-// but a host must still keep a tool for its app only away from the model. Against the ext-apps
-// repository's own debug server (@modelcontextprotocol/server-debug): `debug-tool` has an app,
-// `debug-refresh` and `debug-log` are for the app only.
+// MCP Apps against the ext-apps repository's own debug server (@modelcontextprotocol/server-debug):
+// `debug-tool` has an app, `debug-refresh` and `debug-log` are for the app only. A host keeps a
+// tool for its app only away from the model, and shows the app after a call.
 import { test, expect } from "@playwright/test";
 import { URLS } from "./fixtures.mjs";
-import { addServer, ask, openRow, reply, requests, script, snap, useFakeClaude, watchConsole, openApp } from "./support.mjs";
+import { addServer, ask, openRow, reply, requests, script, snap, timelineRow, toolUse, useFakeClaude, watchConsole, openApp } from "./support.mjs";
 
 test("a tool for its app only is left out of Claude's tools, and phase 1 and the card say why", async ({ page }) => {
   const console = watchConsole(page);
@@ -16,7 +15,7 @@ test("a tool for its app only is left out of Claude's tools, and phase 1 and the
   // The card: every tool is there (an app would call them), each saying who may call it.
   const refresh = card.getByRole("listitem").filter({ hasText: "debug-refresh" });
   await refresh.locator("summary").first().click();
-  await expect(refresh.getByText(/^For its app only \(MCP Apps\): not offered to Claude\. A call from here stands in for its app\. Its app \(ui:\/\/debug-tool\/mcp-app\.html\) is not shown by Loopscope yet\.$/)).toBeVisible();
+  await expect(refresh.getByText(/^For its app only \(MCP Apps\): not offered to Claude\. A call from here stands in for its app\. Its app \(ui:\/\/debug-tool\/mcp-app\.html\) is shown in the chat after Claude calls a tool of it\.$/)).toBeVisible();
   const tool = card.getByRole("listitem").filter({ hasText: "debug-tool" });
   await tool.locator("summary").first().click();
   await expect(tool.getByText(/^Comes with an app \(MCP Apps\); Claude is offered the tool as any other\./)).toBeVisible();
@@ -38,7 +37,57 @@ test("a tool for its app only is left out of Claude's tools, and phase 1 and the
   for (const name of ["debug-log", "debug-refresh"]) {
     await expect(detail.getByText(new RegExp(`left out: ${name} on MCP server "debug": for its app only \\(MCP Apps: _meta\\.ui\\.visibility has no "model"\\)`))).toBeVisible();
   }
-  await expect(detail.getByText(/note: comes with an app \(ui:\/\/debug-tool\/mcp-app\.html\) that Loopscope does not show yet/)).toBeVisible();
+  await expect(detail.getByText(/note: comes with an app \(ui:\/\/debug-tool\/mcp-app\.html\), shown in the chat after a call/)).toBeVisible();
   await snap(page, "apps-phase-one");
+  console.expectNone();
+});
+
+// The debug app shown: after Claude's call of debug-tool, its app appears under the call, behind
+// the sandbox proxy on the other loopback name (another site than the page), and every message
+// between page and app is an arrow on the app's own lane; the app's own tools/call goes to its
+// server and back, and starts no turn.
+test("the debug app shows under Claude's call, sandboxed on another origin, with every message on its lane", async ({ page }) => {
+  const console = watchConsole(page);
+  await openApp(page);
+  const key = "sk-e2e-apps-shown";
+  await useFakeClaude(page, key);
+  await addServer(page, URLS.appsDebug, "debug");
+  await script(key, [reply(toolUse("debug_debug-tool", { contentType: "text" })), reply({ text: "The app shows the result." })]);
+  await ask(page, "Show me the debug tool's app.");
+
+  const figure = page.getByRole("figure", { name: /^App: debug-tool · debug #\d+$/ });
+  await expect(figure).toBeVisible();
+  await expect(figure.getByText(/^App ui:\/\/debug-tool\/mcp-app\.html · sandboxed on http:\/\/localhost:\d+, another site than this page$/)).toBeVisible();
+  const outer = figure.locator("iframe");
+  expect(await outer.getAttribute("sandbox")).toBe("allow-scripts allow-same-origin");
+  expect(new URL(await outer.getAttribute("src")).origin).toBe(new URL(page.url()).origin.replace("127.0.0.1", "localhost"));
+  const app = page.frameLocator('iframe[title^="App: debug-tool"]').frameLocator("iframe");
+  await expect(app.getByRole("button", { name: "Call debug-refresh" })).toBeVisible({ timeout: 20_000 });
+  await figure.scrollIntoViewIfNeeded();
+  await snap(page, "apps-inline");
+
+  // The lifecycle, in order, each message on the app's lane.
+  for (const name of [
+    /^App: debug-tool · debug #\d+ to Loopscope: ui\/notifications\/sandbox-proxy-ready/,
+    /^Loopscope to App: debug-tool · debug #\d+: ui\/notifications\/sandbox-resource-ready/,
+    /^App: debug-tool · debug #\d+ to Loopscope: ui\/initialize #/,
+    /^Loopscope to App: debug-tool · debug #\d+: result #/,
+    /^App: debug-tool · debug #\d+ to Loopscope: ui\/notifications\/initialized/,
+    /^Loopscope to App: debug-tool · debug #\d+: ui\/notifications\/tool-input/,
+    /^Loopscope to App: debug-tool · debug #\d+: ui\/notifications\/tool-result/,
+  ]) {
+    await expect(await timelineRow(page, name)).toBeVisible();
+  }
+
+  // The app calls an app-only tool on its own server: the call and its answer on the server's
+  // lane, the request and the result on the app's, and Claude is not asked again.
+  await app.getByRole("button", { name: "Call debug-refresh" }).click();
+  await expect(await timelineRow(page, /^App: debug-tool · debug #\d+ to Loopscope: tools\/call #\d+, "?debug-refresh/)).toBeVisible();
+  await expect(await timelineRow(page, /^Loopscope to MCP: debug: tools\/call #\d+, "?debug-refresh/)).toBeVisible();
+  await openRow(page, /^Loopscope to App: debug-tool · debug #\d+: result #\d+, /);
+  await snap(page, "apps-lane");
+  expect((await requests(key)).length).toBe(2);
+  // The app's log of its own side: the host's answer came back.
+  await page.keyboard.press("Escape");
   console.expectNone();
 });

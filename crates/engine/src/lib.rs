@@ -6,6 +6,7 @@
 #![deny(clippy::unwrap_used)]
 
 pub mod agent;
+pub mod apps;
 pub mod auth;
 pub mod cancel;
 pub mod chat;

@@ -10,6 +10,7 @@ use super::catalog::Catalog;
 use super::events::AgentEvent;
 use super::run::{Agent, Emit, ServerHandle, Turn};
 use super::{content, route};
+use crate::apps::AppCall;
 use crate::cancel::CancelToken;
 use crate::faults::{Fault, Target, break_arguments, unknown_tool};
 use crate::layer::{Failure, Layer};
@@ -17,6 +18,7 @@ use crate::mcp::{McpError, RequestOptions};
 use crate::platform::Platform;
 use crate::trace::{Peer, RouteTarget, TraceKind};
 use protocol::claude::{ToolResult, ToolUse};
+use protocol::mcp::{CallToolResult, Tool};
 
 impl<P: Platform> Agent<P> {
     /// Phase 3's decision for one tool_use (after any fault injected on Claude's side): the
@@ -44,7 +46,7 @@ impl<P: Platform> Agent<P> {
         tool_use: &ToolUse,
         mut target: RouteTarget,
         turn: &Turn<'_, P>,
-        skills: &[super::skills::ServerSkills],
+        catalog: &Catalog,
         emit: &Emit,
     ) -> (ToolResult, Option<Failure>) {
         if let Some(why) = turn.consent.ask_why(&target) {
@@ -78,7 +80,7 @@ impl<P: Platform> Agent<P> {
                 let servers = turn.servers.iter().map(super::skills::Offering::of).collect();
                 let outcome = match self.skills.get() {
                     Some(runner) => {
-                        runner.call(function.clone(), tool_use.input.clone(), skills.to_vec(), servers).await
+                        runner.call(function.clone(), tool_use.input.clone(), catalog.skills.clone(), servers).await
                     }
                     None => Err("this page offers no skills".to_owned()),
                 };
@@ -94,7 +96,14 @@ impl<P: Platform> Agent<P> {
                             Some(Failure { layer: Layer::Client, message: why, hint: None }),
                         )
                     }
-                    Some(server) => self.run_mcp(&id, server, tool, &tool_use.input, turn.cancel, emit).await,
+                    Some(server) => {
+                        let outcome = self.run_mcp(&id, server, tool, &tool_use.input, turn.cancel, emit).await;
+                        let app = catalog.apps.iter().find(|(s, t)| s == server_id && &t.name == tool);
+                        if let Some(app) = app.and_then(|(_, t)| app_call(t, label, server_id, tool_use, &outcome)) {
+                            emit(AgentEvent::AppCalled(Box::new(app)));
+                        }
+                        mcp_outcome(&id, &server.label, tool, outcome)
+                    }
                 }
             }
         };
@@ -168,7 +177,7 @@ impl<P: Platform> Agent<P> {
         input: &Value,
         cancel: &CancelToken,
         emit: &Emit,
-    ) -> (ToolResult, Option<Failure>) {
+    ) -> Result<CallToolResult, McpError> {
         let progress_emit = emit.clone();
         let progress_id = id.to_owned();
         let opts = RequestOptions {
@@ -184,19 +193,53 @@ impl<P: Platform> Agent<P> {
             })),
             trace_link: Some(id.to_owned()),
         };
-        match server.client.call_tool(tool, input.clone(), &opts).await {
-            Ok(r) => {
-                let result = content::from_call(id, &r);
-                let failure = r.is_error.then(|| Failure {
-                    layer: Layer::Tool,
-                    message: format!("{tool} reported isError: {}", crate::text::content_text(&result.content)),
-                    hint: None,
-                });
-                (result, failure)
-            }
-            Err(e) => (content::error(id, mcp_failure_text(&server.label, tool, &e)), Some(e.to_failure())),
-        }
+        server.client.call_tool(tool, input.clone(), &opts).await
     }
+}
+
+/// A `tools/call`'s outcome as the tool_result Claude receives.
+fn mcp_outcome(
+    id: &str,
+    label: &str,
+    tool: &str,
+    outcome: Result<CallToolResult, McpError>,
+) -> (ToolResult, Option<Failure>) {
+    match outcome {
+        Ok(r) => {
+            let result = content::from_call(id, &r);
+            let failure = r.is_error.then(|| Failure {
+                layer: Layer::Tool,
+                message: format!("{tool} reported isError: {}", crate::text::content_text(&result.content)),
+                hint: None,
+            });
+            (result, failure)
+        }
+        Err(e) => (content::error(id, mcp_failure_text(label, tool, &e)), Some(e.to_failure())),
+    }
+}
+
+/// What the app of a tool that comes with one is shown of its call (MCP Apps).
+fn app_call(
+    tool: &Tool,
+    label: &str,
+    server_id: &str,
+    tool_use: &ToolUse,
+    outcome: &Result<CallToolResult, McpError>,
+) -> Option<AppCall> {
+    let resource_uri = tool.ui()?.resource_uri?;
+    let result = match outcome {
+        Ok(r) => Ok(serde_json::to_value(r).unwrap_or(Value::Null)),
+        Err(e) => Err(e.to_string()),
+    };
+    Some(AppCall {
+        server_id: server_id.to_owned(),
+        server_label: label.to_owned(),
+        tool: tool.clone(),
+        resource_uri,
+        tool_use_id: tool_use.id.clone(),
+        arguments: tool_use.input.clone(),
+        result,
+    })
 }
 
 /// What Claude reads when an MCP call fails: which layer, what happened, what it can do.

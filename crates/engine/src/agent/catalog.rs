@@ -49,11 +49,11 @@ pub struct Excluded {
     pub reason: String,
 }
 
-/// What phase 1 says of a tool's app (MCP Apps), which this page does not show.
+/// What phase 1 says of a tool's app (MCP Apps).
 fn app_notes(ui: protocol::mcp::apps::ToolUi) -> Vec<String> {
     let shown = ui.resource_uri.map(|uri| {
         format!(
-            "comes with an app ({uri}) that Loopscope does not show yet: Claude gets the result's content, as always"
+            "comes with an app ({uri}), shown in the chat after a call: Claude gets the result's content, as always"
         )
     });
     shown.into_iter().chain(ui.ignored.into_iter().map(|why| format!("{why}: ignored"))).collect()
@@ -86,6 +86,9 @@ pub struct Catalog {
     pub skills: Vec<super::skills::ServerSkills>,
     /// Servers whose skills are left out of this turn, each with why (said in the chat).
     pub skills_left_out: Vec<String>,
+    /// The offered tools that come with an app (MCP Apps), by server id, as their server
+    /// listed them: a call to one shows its app.
+    pub apps: Vec<(String, protocol::mcp::Tool)>,
 }
 
 /// One connected server's tools, as phase 1 gathered them.
@@ -187,6 +190,9 @@ impl Catalog {
                 match repair_schema(&tool.input_schema) {
                     Err(reason) => catalog.excluded.push(Excluded { origin, reason }),
                     Ok((schema, mut notes)) => {
+                        if ui.as_ref().is_some_and(|ui| ui.resource_uri.is_some()) {
+                            catalog.apps.push((s.server_id.to_owned(), tool.clone()));
+                        }
                         notes.extend(ui.into_iter().flat_map(app_notes));
                         let def = ToolDef {
                             name: claude_name(&prefix, &tool.name),
@@ -361,7 +367,7 @@ mod tests {
     }
 
     /// MCP Apps: a tool for its app only never reaches Claude, and phase 1 says why; a tool
-    /// with an app reaches Claude with a note that the app is not shown.
+    /// with an app reaches Claude with a note that its app is shown after a call.
     #[test]
     fn an_app_only_tool_is_left_out_of_claudes_tools_with_why() {
         let with_meta = |name: &str, meta: Value| -> Tool {

@@ -51,6 +51,8 @@ pub enum AgentEvent {
         result: ToolResult,
         failure: Option<Failure>,
     },
+    /// A call to a tool that comes with an app ran (or failed): its app is shown (MCP Apps).
+    AppCalled(Box<crate::apps::AppCall>),
     /// The user message of tool_results, as appended to the history.
     ToolResults {
         message: Message,

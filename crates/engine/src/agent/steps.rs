@@ -322,8 +322,7 @@ impl<P: Platform> Agent<P> {
         emit: &Emit,
         stop_after: &mut bool,
     ) -> Vec<(ToolResult, Option<Failure>)> {
-        let skills = &s.catalog.skills;
-        let runs = calls.iter().map(|(call, target)| self.execute(call, target.clone(), turn, skills, emit));
+        let runs = calls.iter().map(|(call, target)| self.execute(call, target.clone(), turn, &s.catalog, emit));
         let results: Vec<(ToolResult, Option<Failure>)> = join_all(runs).await;
         for (result, failure) in &results {
             let Some(f) = failure else { continue };

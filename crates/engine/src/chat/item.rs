@@ -102,6 +102,8 @@ pub struct ToolCall {
     /// The server's latest progress notification, in words.
     pub progress: Option<String>,
     pub state: ToolState,
+    /// Its tool's app, once the call ran (MCP Apps): shown under the call.
+    pub app: Option<Box<crate::apps::AppCall>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -246,6 +246,7 @@ impl Chat {
                             target: None,
                             progress: None,
                             state: ToolState::Writing,
+                            app: None,
                         }),
                     },
                     BlockKind::ApiCall => {
@@ -317,6 +318,9 @@ impl Chat {
                     failure: failure.clone(),
                 };
                 self.update_tool(tool_use_id, &mut changes, |call| call.state = ToolState::Ended(outcome));
+            }
+            AgentEvent::AppCalled(app) => {
+                self.update_tool(&app.tool_use_id, &mut changes, |call| call.app = Some(app.clone()));
             }
             AgentEvent::Ended(end) => {
                 // Every call of this turn that never ran says why (cut off, failed, stopped).

@@ -39,6 +39,7 @@ fn from_file(index: usize, b: &TranscriptBlock) -> Block {
                 target: target.clone(),
                 progress: None,
                 state: ToolState::Ended(outcome.clone()),
+                app: None,
             }),
         },
     }

@@ -131,6 +131,15 @@ impl<P: Platform> McpClient<P> {
         self
     }
 
+    /// The trace this connection writes to (an app shown for it writes there too).
+    pub fn tracer(&self) -> &Tracer {
+        &self.tracer
+    }
+
+    pub fn platform(&self) -> &Rc<P> {
+        &self.platform
+    }
+
     pub fn config(&self) -> &ServerConfig {
         &self.config
     }

@@ -15,7 +15,7 @@ fn used_for(id: &str) -> &'static str {
     match id {
         skills::EXTENSION => "skills: offered to Claude in phase 1",
         TASKS_EXTENSION => "tasks: followed to their end",
-        apps::EXTENSION => "MCP Apps: not shown yet; tools for their app only are left out",
+        apps::EXTENSION => "MCP Apps: shown in the chat after a call; tools for their app only are left out",
         _ => "not used by Loopscope",
     }
 }
@@ -53,7 +53,7 @@ pub fn tool_app_note(tool: &Tool) -> Option<String> {
     let app = ui
         .resource_uri
         .as_deref()
-        .map(|uri| format!(" Its app ({uri}) is not shown by Loopscope yet."))
+        .map(|uri| format!(" Its app ({uri}) is shown in the chat after Claude calls a tool of it."))
         .unwrap_or_default();
     Some(if ui.for_model {
         format!("Comes with an app (MCP Apps); Claude is offered the tool as any other.{app}")
@@ -95,7 +95,7 @@ mod tests {
             app_only.as_deref(),
             Some(
                 "For its app only (MCP Apps): not offered to Claude. A call from here stands in for its app. \
-                 Its app (ui://d/app.html) is not shown by Loopscope yet."
+                 Its app (ui://d/app.html) is shown in the chat after Claude calls a tool of it."
             )
         );
         assert!(tool_app_note(&tool(json!({ "ui": {} }))).unwrap().starts_with("Comes with an app"));

@@ -3,7 +3,7 @@
 //! installed (C-36).
 
 use futures::future::LocalBoxFuture;
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 use std::rc::Rc;
 
 use protocol::jsonrpc::ErrorObject;
@@ -66,28 +66,36 @@ pub struct Handlers {
     pub on_state: Option<StateFn>,
     pub sampling: Option<Rc<dyn SamplingHandler>>,
     pub elicitation: Option<Rc<dyn ElicitationHandler>>,
+    /// The client shows MCP Apps (`crate::apps`): it declares the extension with the one MIME
+    /// type it renders.
+    pub apps: bool,
 }
 
 impl Handlers {
     /// Declares exactly what is installed: no roots (a browser has no filesystem), elicitation in
-    /// form mode only (C-36). A 2025 client hosts no tasks of its own, so it declares none; it
-    /// still asks servers for tasks (`tasks.rs`).
+    /// form mode only (C-36), MCP Apps when shown. A 2025 client hosts no tasks of its own, so it
+    /// declares none; it still asks servers for tasks (`tasks.rs`).
     pub fn capabilities(&self) -> ClientCapabilities {
         let mut form = Map::new();
         form.insert("form".into(), Value::Object(Map::new()));
+        let mut extensions = Map::new();
+        if self.apps {
+            let html = Value::from(vec![protocol::mcp::apps::HTML_MIME]);
+            extensions.insert(protocol::mcp::apps::EXTENSION.into(), json!({ "mimeTypes": html }));
+        }
         ClientCapabilities {
             sampling: self.sampling.as_ref().map(|_| Map::new()),
             elicitation: self.elicitation.as_ref().map(|_| form),
             roots: None,
-            extensions: None,
+            extensions: (!extensions.is_empty()).then_some(extensions),
         }
     }
 
     /// What each 2026-07-28 request declares: the above, plus the tasks extension (a server may
     /// answer a `tools/call` with a task only when the request declares it).
     pub fn modern_capabilities(&self) -> ClientCapabilities {
-        let mut extensions = Map::new();
-        extensions.insert(TASKS_EXTENSION.into(), Value::Object(Map::new()));
-        ClientCapabilities { extensions: Some(extensions), ..self.capabilities() }
+        let mut caps = self.capabilities();
+        caps.extensions.get_or_insert_default().insert(TASKS_EXTENSION.into(), Value::Object(Map::new()));
+        caps
     }
 }

@@ -214,6 +214,7 @@ impl Lane {
             Lane::ApiTools => "Claude API's own tools".into(),
             Lane::Server(id) => format!("MCP: {}", named(id)),
             Lane::Authorization(id) => format!("OAuth: {}", named(id)),
+            Lane::App(name) => format!("App: {name}"),
         }
     }
 }

@@ -24,6 +24,8 @@ pub enum Peer {
     Authorization(String),
     /// A function in the page.
     Local,
+    /// An MCP App shown in the page, by its lane's name (`apps::AppCall::lane`).
+    App(String),
 }
 
 /// One line of the `tools` array as phase 1 built it.

@@ -32,6 +32,8 @@ pub enum Lane {
     ApiTools,
     /// The authorization server (and metadata endpoints) of the MCP server with this id.
     Authorization(String),
+    /// An MCP App shown in the page (its messages with the page).
+    App(String),
 }
 
 impl Lane {
@@ -43,6 +45,7 @@ impl Lane {
             Peer::Local => Lane::Local,
             Peer::Server(id) => Lane::Server(id.clone()),
             Peer::Authorization(id) => Lane::Authorization(id.clone()),
+            Peer::App(name) => Lane::App(name.clone()),
         }
     }
 }

@@ -1,0 +1,421 @@
+//! One app's host: the JSON-RPC the app and the page exchange over `postMessage`, read as a
+//! stranger's input. The lifecycle in the specified order (the proxy is ready → the app's HTML
+//! under its policy → `ui/initialize` → `initialized` → the tool's input, then its result), the
+//! app's calls to its own server (only tools whose visibility includes the app, only that
+//! server), and limits: a message's size and nesting, how many a second, how tall the frame may
+//! grow, how long the app may take to start. Every message, both ways, is traced on the app's
+//! lane; what the page must do (resize, say a problem, remove the frame) comes back as
+//! [`Effect`]s.
+
+#![deny(clippy::string_slice, clippy::indexing_slicing)]
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use serde_json::{Value, json};
+
+use super::{AppCall, Policy, document};
+use crate::limits::check_json_depth;
+use crate::mcp::{McpClient, RequestOptions};
+use crate::platform::Platform;
+use crate::trace::{Direction, Peer, TraceKind, Tracer};
+use protocol::jsonrpc::{ErrorCode, ErrorObject, Message};
+use protocol::mcp::Tool;
+use protocol::mcp::apps::{AppResource, HTML_MIME};
+
+/// The protocol version of MCP Apps this host speaks.
+const APPS_VERSION: &str = "2026-01-26";
+/// The largest message an app may send.
+const MAX_MESSAGE_BYTES: usize = 1024 * 1024;
+/// Messages an app may send within one second before it is stopped.
+pub const MAX_PER_SECOND: usize = 120;
+/// Malformed messages an app may send before it is stopped.
+const MAX_MALFORMED: u32 = 20;
+/// The smallest and tallest the frame is made, whatever the app asks.
+const MIN_HEIGHT: u32 = 40;
+
+/// What the page must do after a message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// Make the frame this tall (already clamped).
+    Height(u32),
+    /// Say this under the frame; the app goes on.
+    Problem(String),
+    /// Remove the frame and say why: the app is stopped, nothing it sends is read.
+    Stopped(String),
+}
+
+/// What the page tells the app of where it is shown.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostContext {
+    pub theme: &'static str,
+    pub locale: String,
+    pub time_zone: Option<String>,
+    /// The chat column's width, in CSS pixels.
+    pub width: u32,
+    /// The tallest the frame is made inline.
+    pub max_height: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stage {
+    /// Waiting for the proxy to say it is ready.
+    Proxy,
+    /// The HTML is on its way or in; waiting for `ui/initialize`.
+    Resource,
+    /// Answered `ui/initialize`; waiting for `ui/notifications/initialized`.
+    Initializing,
+    Ready,
+    Stopped,
+}
+
+struct State {
+    stage: Stage,
+    /// When each message of the last second arrived.
+    recent: VecDeque<f64>,
+    malformed: u32,
+    /// The app asked for more than the container holds: said once on its lane, until it asks
+    /// for a height that fits again.
+    held: bool,
+}
+
+pub struct AppHost<P: Platform> {
+    call: AppCall,
+    client: Rc<McpClient<P>>,
+    /// The tools the app's server listed (an app may call the ones for apps).
+    tools: Vec<Tool>,
+    context: HostContext,
+    tracer: Tracer,
+    peer: Peer,
+    post: Rc<dyn Fn(Value)>,
+    state: RefCell<State>,
+}
+
+impl<P: Platform> AppHost<P> {
+    /// The host of one app, shown as lane `instance`; `post` carries a message to its frame.
+    pub fn new(
+        call: AppCall,
+        client: Rc<McpClient<P>>,
+        tools: Vec<Tool>,
+        context: HostContext,
+        instance: u32,
+        post: Rc<dyn Fn(Value)>,
+    ) -> Self {
+        let tracer = client.tracer().clone();
+        let peer = Peer::App(call.lane(instance));
+        let state = State { stage: Stage::Proxy, recent: VecDeque::new(), malformed: 0, held: false };
+        AppHost { call, client, tools, context, tracer, peer, post, state: RefCell::new(state) }
+    }
+
+    pub fn call(&self) -> &AppCall {
+        &self.call
+    }
+
+    /// Whether the app was stopped (nothing it sends is read any more).
+    pub fn stopped(&self) -> bool {
+        self.state.borrow().stage == Stage::Stopped
+    }
+
+    /// Stops the app if it has not initialised after `within_ms`.
+    pub async fn watch_start(&self, within_ms: u64) -> Option<Effect> {
+        self.client.platform().sleep(within_ms).await;
+        let stage = self.state.borrow().stage;
+        match stage {
+            Stage::Ready | Stage::Stopped => None,
+            _ => Some(self.stop(format!(
+                "The app did not initialise within {} s (no ui/notifications/initialized): Loopscope removed it.",
+                within_ms / 1000
+            ))),
+        }
+    }
+
+    /// One message from the app's frame, as JSON text (the page stringifies what arrived).
+    pub async fn receive(&self, text: &str) -> Vec<Effect> {
+        if self.stopped() {
+            return Vec::new();
+        }
+        if let Some(flood) = self.count() {
+            return vec![flood];
+        }
+        let message = match self.read(text) {
+            Ok(m) => m,
+            Err(why) => return self.malformed(why),
+        };
+        self.tracer.emit(
+            self.peer.clone(),
+            TraceKind::Rpc { direction: Direction::In, exchange: None, message: message.clone(), dropped: None },
+        );
+        match message {
+            Message::Request { id, method, params } => {
+                let answer = self.answer(&method, params.unwrap_or(Value::Null)).await;
+                if self.stopped() {
+                    return Vec::new();
+                }
+                match answer {
+                    Ok(result) => self.send(Message::Response { id, result }),
+                    Err(error) => self.send(Message::Error { id: Some(id), error }),
+                }
+                Vec::new()
+            }
+            Message::Notification { method, params } => self.notified(&method, params.unwrap_or(Value::Null)).await,
+            // Answers to the page's own requests (none that it waits on).
+            Message::Response { .. } | Message::Error { .. } => Vec::new(),
+        }
+    }
+
+    /// Counts a message against the flood limit; stops the app past it.
+    fn count(&self) -> Option<Effect> {
+        let now = self.tracer.now_ms();
+        let flooded = {
+            let mut s = self.state.borrow_mut();
+            s.recent.push_back(now);
+            while s.recent.front().is_some_and(|t| now - t > 1000.0) {
+                s.recent.pop_front();
+            }
+            s.recent.len() > MAX_PER_SECOND
+        };
+        flooded.then(|| {
+            self.stop(format!(
+                "The app sent more than {MAX_PER_SECOND} messages within a second: Loopscope stopped reading it and removed it."
+            ))
+        })
+    }
+
+    fn read(&self, text: &str) -> Result<Message, String> {
+        if text.len() > MAX_MESSAGE_BYTES {
+            return Err(format!(
+                "a message of {} is over the {} limit",
+                crate::limits::bytes(text.len() as u64),
+                crate::limits::bytes(MAX_MESSAGE_BYTES as u64)
+            ));
+        }
+        let depth = self.client.config().limits.json_depth;
+        check_json_depth(text, depth).map_err(|_| format!("a message nests deeper than {depth} levels"))?;
+        let value: Value = serde_json::from_str(text).map_err(|e| format!("a message is not JSON ({e})"))?;
+        Message::from_value(value).map_err(|e| format!("a message is not JSON-RPC 2.0 ({e})"))
+    }
+
+    fn malformed(&self, why: String) -> Vec<Effect> {
+        self.tracer.note(self.peer.clone(), format!("ignored: {why}"));
+        let count = {
+            let mut s = self.state.borrow_mut();
+            s.malformed += 1;
+            s.malformed
+        };
+        if count > MAX_MALFORMED {
+            return vec![self.stop(format!(
+                "The app sent more than {MAX_MALFORMED} malformed messages: Loopscope stopped reading it and removed it."
+            ))];
+        }
+        vec![Effect::Problem(format!("The app sent something Loopscope ignored: {why}."))]
+    }
+
+    /// Stops the app: nothing more is read or sent; the page removes the frame.
+    fn stop(&self, why: String) -> Effect {
+        self.state.borrow_mut().stage = Stage::Stopped;
+        self.tracer.note(self.peer.clone(), why.clone());
+        Effect::Stopped(why)
+    }
+
+    fn send(&self, message: Message) {
+        if self.stopped() {
+            return;
+        }
+        let value = message.to_value();
+        self.tracer.emit(
+            self.peer.clone(),
+            TraceKind::Rpc { direction: Direction::Out, exchange: None, message, dropped: None },
+        );
+        (self.post)(value);
+    }
+
+    fn notify(&self, method: &str, params: Value) {
+        self.send(Message::notification(method, Some(params)));
+    }
+
+    fn stage(&self) -> Stage {
+        self.state.borrow().stage
+    }
+
+    fn set_stage(&self, stage: Stage) {
+        self.state.borrow_mut().stage = stage;
+    }
+
+    async fn notified(&self, method: &str, params: Value) -> Vec<Effect> {
+        match method {
+            "ui/notifications/sandbox-proxy-ready" if self.stage() == Stage::Proxy => {
+                self.set_stage(Stage::Resource);
+                match self.load().await {
+                    Ok(()) => Vec::new(),
+                    Err(why) => vec![self.stop(why)],
+                }
+            }
+            "ui/notifications/initialized" if self.stage() == Stage::Initializing => {
+                self.set_stage(Stage::Ready);
+                self.notify("ui/notifications/tool-input", json!({ "arguments": self.call.arguments }));
+                match &self.call.result {
+                    Ok(result) => self.notify("ui/notifications/tool-result", result.clone()),
+                    Err(reason) => self.notify("ui/notifications/tool-cancelled", json!({ "reason": reason })),
+                }
+                Vec::new()
+            }
+            "ui/notifications/size-changed" => {
+                let asked = params.get("height").and_then(Value::as_f64);
+                asked.map(|h| self.height(h)).into_iter().collect()
+            }
+            "ui/notifications/request-teardown" => {
+                vec![self.stop("The app asked to be closed.".to_owned())]
+            }
+            "ui/notifications/sandbox-proxy-ready" | "ui/notifications/initialized" => {
+                vec![self.out_of_order(method)]
+            }
+            // Logs and anything else: the lane shows them.
+            _ => Vec::new(),
+        }
+    }
+
+    fn out_of_order(&self, method: &str) -> Effect {
+        let why = format!("{method} came out of order and was ignored");
+        self.tracer.note(self.peer.clone(), why.clone());
+        Effect::Problem(format!("The app's {why}."))
+    }
+
+    /// The frame's height for an app that asked for `asked` pixels.
+    fn height(&self, asked: f64) -> Effect {
+        let max = self.context.max_height;
+        // (Not `f64::clamp`: its panic message formats floats, which costs the page core's float formatting.)
+        let height = if asked.is_finite() { asked.max(MIN_HEIGHT as f64).min(max as f64) as u32 } else { max };
+        let over = !asked.is_finite() || asked > max as f64;
+        let newly = {
+            let mut s = self.state.borrow_mut();
+            let was = s.held;
+            s.held = over;
+            over && !was
+        };
+        if newly {
+            let said =
+                if asked.is_finite() { format!("{} px", crate::num::shortest(asked)) } else { "no number".into() };
+            self.tracer.note(self.peer.clone(), format!("asked to be {said} tall: held to {max} px"));
+        }
+        Effect::Height(height)
+    }
+
+    /// Reads the app's HTML from its server and hands it to the proxy under its policy.
+    async fn load(&self) -> Result<(), String> {
+        let uri = &self.call.resource_uri;
+        let label = &self.call.server_label;
+        let read = self.client.read_resource(uri, &RequestOptions::default()).await;
+        let contents = read.map_err(|e| {
+            format!(
+                "Its app ({uri}) could not be read from the MCP server \"{label}\" ({} layer): {e}",
+                e.layer().label()
+            )
+        })?;
+        let item = contents.contents.iter().find(|c| &c.uri == uri).or(contents.contents.first());
+        let item =
+            item.ok_or_else(|| format!("The MCP server \"{label}\" answered resources/read of {uri} with nothing."))?;
+        let mime = item.mime_type.as_deref().unwrap_or("no MIME type");
+        if mime.replace(' ', "") != HTML_MIME {
+            return Err(format!("Its app ({uri}) is {mime}, not {HTML_MIME}: Loopscope shows only that."));
+        }
+        let html = match (&item.text, &item.blob) {
+            (Some(text), _) => text.clone(),
+            (None, Some(blob)) => crate::encoding::base64_decode(blob)
+                .and_then(|b| String::from_utf8(b).ok())
+                .ok_or_else(|| format!("Its app ({uri}) came as a blob that is not base64 of UTF-8 text."))?,
+            (None, None) => return Err(format!("Its app ({uri}) came with no text and no blob.")),
+        };
+        let declared = AppResource::read(item, None);
+        let policy = Policy::for_app(&declared);
+        if !policy.dropped.is_empty() {
+            self.tracer
+                .note(self.peer.clone(), format!("its declared CSP sources left out: {}", policy.dropped.join("; ")));
+        }
+        let csp = json!({
+            "connectDomains": declared.connect, "resourceDomains": declared.resources,
+            "frameDomains": declared.frames, "baseUriDomains": declared.base_uris,
+        });
+        self.notify("ui/notifications/sandbox-resource-ready", json!({ "html": document(&html, &policy), "csp": csp }));
+        Ok(())
+    }
+
+    /// The answer to one of the app's requests.
+    async fn answer(&self, method: &str, params: Value) -> Result<Value, ErrorObject> {
+        let refuse = |code: i64, message: String| ErrorObject::new(ErrorCode(code), message);
+        match method {
+            "ping" => return Ok(json!({})),
+            "ui/initialize" if self.stage() == Stage::Resource => {
+                self.set_stage(Stage::Initializing);
+                return Ok(self.initialize_result());
+            }
+            "ui/initialize" => return Err(refuse(-32600, "ui/initialize was already answered".into())),
+            _ if self.stage() != Stage::Ready => {
+                return Err(refuse(-32002, format!("{method} before ui/notifications/initialized")));
+            }
+            _ => {}
+        }
+        match method {
+            "tools/call" => self.tools_call(&params).await,
+            "resources/read" => {
+                let uri = params.get("uri").and_then(Value::as_str).unwrap_or("");
+                let read = self.client.read_resource(uri, &RequestOptions::default()).await;
+                let result = read.map_err(|e| refuse(-32000, format!("resources/read failed: {e}")))?;
+                Ok(serde_json::to_value(result).unwrap_or(Value::Null))
+            }
+            // Inline is the one mode shown: the answer is the mode the app stays in.
+            "ui/request-display-mode" => Ok(json!({ "mode": "inline" })),
+            "ui/open-link" | "ui/message" | "ui/update-model-context" | "ui/download-file" => Err(refuse(
+                -32601,
+                format!("Loopscope does not take {method} from apps yet (its ui/initialize answer did not offer it)"),
+            )),
+            _ => Err(refuse(-32601, format!("Loopscope does not answer {method} from apps"))),
+        }
+    }
+
+    fn initialize_result(&self) -> Value {
+        let c = &self.context;
+        let mut context = json!({
+            "theme": c.theme,
+            "displayMode": "inline",
+            "availableDisplayModes": ["inline"],
+            "containerDimensions": { "width": c.width, "maxHeight": c.max_height },
+            "locale": c.locale,
+            "platform": "web",
+            "toolInfo": { "id": self.call.tool_use_id, "tool": self.call.tool },
+        });
+        if let (Some(zone), Some(fields)) = (&c.time_zone, context.as_object_mut()) {
+            fields.insert("timeZone".into(), zone.clone().into());
+        }
+        json!({
+            "protocolVersion": APPS_VERSION,
+            "hostInfo": { "name": "Loopscope", "version": env!("CARGO_PKG_VERSION") },
+            "hostCapabilities": { "serverTools": {}, "serverResources": {}, "logging": {} },
+            "hostContext": context,
+        })
+    }
+
+    /// An app's `tools/call`: only to its own server, only a tool the server listed whose
+    /// visibility includes apps.
+    async fn tools_call(&self, params: &Value) -> Result<Value, ErrorObject> {
+        let refuse = |message: String| ErrorObject::new(ErrorCode(-32000), message);
+        let name =
+            params.get("name").and_then(Value::as_str).ok_or_else(|| refuse("tools/call without a name".into()))?;
+        let label = &self.call.server_label;
+        let shown: String = name.chars().filter(|c| !c.is_control()).take(60).collect();
+        let tool = self.tools.iter().find(|t| t.name == name).ok_or_else(|| {
+            refuse(format!(
+                "the MCP server \"{label}\" lists no tool \"{shown}\": an app calls only its own server's tools"
+            ))
+        })?;
+        if !tool.for_app() {
+            return Err(refuse(format!(
+                "\"{shown}\" is not for apps (its _meta.ui.visibility has no \"app\"): Loopscope did not call it"
+            )));
+        }
+        let arguments = params.get("arguments").cloned().unwrap_or_else(|| json!({}));
+        let result = self.client.call_tool(name, arguments, &RequestOptions::default()).await;
+        let result = result.map_err(|e| refuse(format!("tools/call {shown} on \"{label}\" failed: {e}")))?;
+        Ok(serde_json::to_value(result).unwrap_or(Value::Null))
+    }
+}

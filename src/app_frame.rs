@@ -1,0 +1,151 @@
+//! An MCP App under its tool call in the chat (in the explore chunk): the sandbox proxy's frame on
+//! its own origin (`engine::apps::Sandbox`), and the messages carried between it and the app's
+//! host (`engine::apps::AppHost`), which decides everything about them. A message is taken only
+//! from this frame's window and from the sandbox's origin; what the host says to do (resize, a
+//! problem, removal) is drawn here.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use leptos::html::Iframe;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use wasm_bindgen::JsValue;
+
+use crate::state::use_services;
+use engine::apps::{AppCall, AppHost, Effect, HostContext, Sandbox};
+
+/// How long an app may take to say it is initialised before it is removed.
+const START_MS: u64 = 15_000;
+/// The tallest an app is drawn inline, and its height until it says its own.
+const MAX_HEIGHT: u32 = 800;
+const FIRST_HEIGHT: u32 = 320;
+
+thread_local! {
+    /// Numbers each app shown, for its lane's name.
+    static SHOWN: Cell<u32> = const { Cell::new(0) };
+}
+
+/// The address of `sandbox.html` the site was built with (`LOOPSCOPE_SANDBOX`, docs/apps.md):
+/// a `<meta name="loopscope-sandbox">` the build writes into the page.
+fn built_with() -> Option<String> {
+    let doc = window().document()?;
+    doc.query_selector("meta[name=loopscope-sandbox]").ok().flatten()?.get_attribute("content")
+}
+
+fn context() -> HostContext {
+    let root = window().document().and_then(|d| d.document_element());
+    let dark = root.and_then(|r| r.get_attribute("data-theme")).is_some_and(|t| t == "dark");
+    let nav = window().navigator();
+    let zone = js_sys::Intl::DateTimeFormat::new(&js_sys::Array::new(), &js_sys::Object::new()).resolved_options();
+    let zone = js_sys::Reflect::get(&zone, &"timeZone".into()).ok().and_then(|z| z.as_string());
+    let width = window().inner_width().ok().and_then(|w| w.as_f64()).unwrap_or(720.0);
+    HostContext {
+        theme: if dark { "dark" } else { "light" },
+        locale: nav.language().unwrap_or_else(|| "en".into()),
+        time_zone: zone,
+        width: (width as u32).clamp(280, 720),
+        max_height: MAX_HEIGHT,
+    }
+}
+
+/// The app of one call, or the sentence that says why it cannot be shown.
+#[component]
+pub fn AppFrame(call: Box<AppCall>) -> impl IntoView {
+    let svc = use_services();
+    let page = window().location().href().unwrap_or_default();
+    let sandbox = match Sandbox::choose(&page, built_with().as_deref()) {
+        Ok(s) => s,
+        Err(why) => {
+            return view! { <p class="form-error app-problem">{format!("Its app cannot be shown: {why}.")}</p> }
+                .into_any();
+        }
+    };
+    let label = call.server_label.clone();
+    let client = svc.servers.conns.with_value(|c| c.iter().find(|c| c.id == call.server_id).map(|c| c.client.clone()));
+    let Some(client) = client else {
+        return view! {
+            <p class="form-error app-problem">{format!("Its app cannot be shown: the MCP server \"{label}\" is no longer connected.")}</p>
+        }
+        .into_any();
+    };
+    let tools = svc
+        .servers
+        .entry(&call.server_id)
+        .and_then(|e| e.data.with_untracked(|d| d.tools.as_ref().map(|t| t.tools.clone())))
+        .unwrap_or_default();
+    let instance = SHOWN.with(|n| {
+        n.set(n.get() + 1);
+        n.get()
+    });
+    let lane = call.lane(instance);
+    let uri = call.resource_uri.clone();
+
+    let frame = NodeRef::<Iframe>::new();
+    let height = RwSignal::new(FIRST_HEIGHT);
+    let problem = RwSignal::new(None::<String>);
+    let stopped = RwSignal::new(None::<String>);
+    let target = sandbox.target_origin().to_owned();
+    let post = Rc::new(move |message: serde_json::Value| {
+        let Some(win) = frame.get_untracked().and_then(|f| f.content_window()) else { return };
+        if let Ok(data) = js_sys::JSON::parse(&message.to_string()) {
+            let _ = win.post_message(&data, &target);
+        }
+    });
+    let host = Rc::new(AppHost::new(*call, client, tools, context(), instance, post));
+    let apply = move |effects: Vec<Effect>| {
+        for effect in effects {
+            match effect {
+                Effect::Height(h) => height.set(h),
+                Effect::Problem(p) => problem.set(Some(p)),
+                Effect::Stopped(why) => stopped.set(Some(why)),
+            }
+        }
+    };
+
+    let origin = sandbox.origin.clone();
+    let from_app = host.clone();
+    let listener = window_event_listener(leptos::ev::message, move |ev: web_sys::MessageEvent| {
+        let Some(win) = frame.get_untracked().and_then(|f| f.content_window()) else { return };
+        let from_frame = ev.source().is_some_and(|s| js_sys::Object::is(&s, &JsValue::from(win)));
+        if !from_frame || ev.origin() != origin {
+            return;
+        }
+        // Whatever arrived, as JSON text for the host to read within its limits (a value that
+        // is not JSON, such as a cycle, becomes "" and is refused as such).
+        let text = js_sys::JSON::stringify(&ev.data()).ok().and_then(|s| s.as_string()).unwrap_or_default();
+        let host = from_app.clone();
+        spawn_local(async move { apply(host.receive(&text).await) });
+    });
+    on_cleanup(move || listener.remove());
+    let watched = host.clone();
+    spawn_local(async move { apply(watched.watch_start(START_MS).await.into_iter().collect()) });
+
+    let isolation = sandbox.describe();
+    let title = format!("App: {lane}");
+    let frame_title = title.clone();
+    let src = sandbox.url.clone();
+    let flags = sandbox.frame_flags();
+    view! {
+        <figure class="app-frame" aria-label=title>
+            <figcaption class="muted">{format!("App {uri} · {isolation}")}</figcaption>
+            {move || match stopped.get() {
+                Some(why) => view! { <p class="form-error app-problem" role="alert">{why}</p> }.into_any(),
+                None => view! {
+                    <iframe
+                        node_ref=frame
+                        src=src.clone()
+                        sandbox=flags
+                        referrerpolicy="no-referrer"
+                        allow=""
+                        title=frame_title.clone()
+                        style:height=move || format!("{}px", height.get())
+                    ></iframe>
+                }
+                .into_any(),
+            }}
+            {move || problem.get().map(|p| view! { <p class="app-problem muted" role="status">{p}</p> })}
+        </figure>
+    }
+    .into_any()
+}

@@ -1,0 +1,89 @@
+// An MCP App is a stranger's code running in the page's own chat. The hostile app
+// (tests/hostile/server.mjs, /app/mcp) tries what an app must never manage: read the page's
+// storage (where the key may be kept) or its document, navigate the top window, send anything
+// anywhere, call a tool that is not for apps or one of another server; then it floods the page
+// and asks for a frame 10⁶ pixels tall. Each attempt fails, the app is removed with a sentence
+// that says why, and the page goes on working.
+import { test, expect } from "@playwright/test";
+import { URLS } from "../e2e/fixtures.mjs";
+import { addServer, ask, openApp, reply, requests, script, snap, timelineRow, toolUse, useFakeClaude } from "../e2e/support.mjs";
+import { reset, seen, watchAttack } from "./support.mjs";
+
+const chat = (page) => page.getByRole("log", { name: "Conversation" });
+
+test("a hostile app cannot read the page's storage or key, navigate it, reach out, or call what is not its own", async ({ page }) => {
+  await reset();
+  const attack = await watchAttack(page);
+  await openApp(page);
+  const key = "sk-e2e-hostile-app-secret";
+  await useFakeClaude(page, key);
+  // The key is kept on this device (the user opted in): the app must still not read it.
+  await page.getByLabel("Remember on this device").check();
+  await addServer(page, URLS.hostile("/files/mcp"), "files");
+  await addServer(page, URLS.hostile("/app/mcp"), "evil");
+  await script(key, [reply(toolUse("evil_show", { mode: "probe" })), reply({ text: "Shown." })]);
+  await ask(page, "Show the app.");
+
+  const app = page.frameLocator('iframe[title^="App: show · evil"]').frameLocator("iframe");
+  const report = app.locator("#report");
+  await expect(report).toContainText("done: yes", { timeout: 20_000 });
+  const text = await report.textContent();
+  expect(text).toMatch(/^storage: refused \(SecurityError\)$/m);
+  expect(text).toMatch(/^page: refused \(SecurityError\)$/m);
+  expect(text).toMatch(/^fetch: refused \(TypeError\)$/m);
+  expect(text).toMatch(/^model_only: refused: "model_only" is not for apps \(its _meta\.ui\.visibility has no "app"\): Loopscope did not call it$/m);
+  expect(text).toMatch(/^delete_everything: refused: the MCP server "evil" lists no tool "delete_everything": an app calls only its own server's tools$/m);
+  expect(text).not.toContain(key);
+  // Nothing reached the other origin (no navigation, no fetch), no tool ran but Claude's call.
+  const s = await seen();
+  expect(s.other).toEqual([]);
+  expect(s.calls.map((c) => [c.name, c.arguments])).toEqual([["show", { mode: "probe" }]]);
+  await expect(page).toHaveURL(/\/loopscope\/$/);
+  await attack.expectNoScript();
+  expect(attack.popups).toEqual([]);
+  await page.getByRole("figure", { name: /^App: show · evil/ }).scrollIntoViewIfNeeded();
+  await snap(page, "apps-hostile-probe");
+});
+
+test("an app that floods the page and asks for 10⁶ pixels is removed with why, and the chat goes on", async ({ page }) => {
+  await reset();
+  await openApp(page);
+  const key = "sk-e2e-hostile-app-flood";
+  await useFakeClaude(page, key);
+  await addServer(page, URLS.hostile("/app/mcp"), "evil");
+  await script(key, [
+    reply(toolUse("evil_show", { mode: "flood" })),
+    reply({ text: "Shown." }),
+    reply({ text: "Still here." }),
+  ]);
+  await ask(page, "Show the app.");
+  const figure = page.getByRole("figure", { name: /^App: show · evil/ });
+  await expect(figure.getByRole("alert")).toHaveText(
+    "The app sent more than 120 messages within a second: Loopscope stopped reading it and removed it.",
+  );
+  await expect(figure.locator("iframe")).toHaveCount(0);
+  await expect(await timelineRow(page, /^Note: asked to be 1000000 px tall: held to 800 px/)).toBeVisible();
+  await figure.scrollIntoViewIfNeeded();
+  await snap(page, "apps-hostile-flood");
+  // The page answers: the next turn runs as ever.
+  await ask(page, "Are you still there?");
+  await expect(chat(page).getByText("Still here.")).toBeVisible();
+  expect((await requests(key)).length).toBe(3);
+});
+
+test("an app that never initialises is removed after 15 s with why", async ({ page }) => {
+  test.setTimeout(60_000);
+  await reset();
+  await openApp(page);
+  const key = "sk-e2e-hostile-app-silent";
+  await useFakeClaude(page, key);
+  await addServer(page, URLS.hostile("/app/mcp"), "evil");
+  await script(key, [reply(toolUse("evil_silent", {})), reply({ text: "Shown." })]);
+  await ask(page, "Show the silent app.");
+  const figure = page.getByRole("figure", { name: /^App: silent · evil/ });
+  await expect(figure.getByRole("alert")).toHaveText(
+    "The app did not initialise within 15 s (no ui/notifications/initialized): Loopscope removed it.",
+    { timeout: 25_000 },
+  );
+  await expect(figure.locator("iframe")).toHaveCount(0);
+});
