@@ -35,9 +35,12 @@ test("strict and eager tools: sent as named, arguments grow in the chat, each pi
   // early prefix: on a loaded machine the last pieces can arrive within one frame, and the
   // page then draws the whole input at once.)
   const whole = JSON.stringify({ expression });
+  // Each piece shows for about 120 ms: looked at every 20 ms (the default polling, 100 ms then
+  // 250 ms then 500 ms apart, can miss every one of them).
   const growing = chat.getByLabel("Arguments so far");
-  await expect(growing).toHaveText(/^\{"expression":"\(17/);
-  const early = await growing.innerText();
+  let early = "";
+  const seen = async () => (early = await growing.innerText({ timeout: 100 }).catch(() => ""));
+  await expect.poll(seen, { intervals: [20] }).toMatch(/^\{"expression":"\(17/);
   expect(early.length).toBeLessThan(whole.length);
   await expect(chat.getByText("The answer is 394.")).toBeVisible();
   await expect(page.getByRole("button", { name: "Stop", exact: true })).toBeHidden();
