@@ -12,8 +12,11 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsValue;
 
-use crate::state::use_services;
-use engine::apps::{AppCall, AppHost, Effect, HostContext, Sandbox};
+use futures::FutureExt;
+use futures::channel::oneshot;
+
+use crate::state::{Services, use_services};
+use engine::apps::{AppAsk, AppCall, AppHost, Effect, HostContext, Sandbox};
 
 /// How long an app may take to say it is initialised before it is removed.
 const START_MS: u64 = 15_000;
@@ -85,6 +88,10 @@ pub fn AppFrame(call: Box<AppCall>) -> impl IntoView {
     let height = RwSignal::new(FIRST_HEIGHT);
     let problem = RwSignal::new(None::<String>);
     let stopped = RwSignal::new(None::<String>);
+    let mode = RwSignal::new("inline");
+    // What the app asks the user to agree to, and where the answer goes.
+    let asking = RwSignal::new(None::<AppAsk>);
+    let answer = StoredValue::new_local(None::<oneshot::Sender<bool>>);
     let target = sandbox.target_origin().to_owned();
     let post = Rc::new(move |message: serde_json::Value| {
         let Some(win) = frame.get_untracked().and_then(|f| f.content_window()) else { return };
@@ -92,15 +99,42 @@ pub fn AppFrame(call: Box<AppCall>) -> impl IntoView {
             let _ = win.post_message(&data, &target);
         }
     });
-    let host = Rc::new(AppHost::new(*call, client, tools, context(), instance, post));
+    let app = lane.clone();
+    let ask = Rc::new(move |what: AppAsk| {
+        let (tell, told) = oneshot::channel();
+        // A new question replaces one left unanswered (which counts as declined).
+        answer.set_value(Some(tell));
+        asking.set(Some(what.clone()));
+        let app = app.clone();
+        async move {
+            let agreed = told.await.unwrap_or(false);
+            carry_out(svc, &app, what, agreed)
+        }
+        .boxed_local()
+    });
+    let host = Rc::new(AppHost::new(*call, client, tools, context(), instance, post, ask));
     let apply = move |effects: Vec<Effect>| {
         for effect in effects {
             match effect {
                 Effect::Height(h) => height.set(h),
                 Effect::Problem(p) => problem.set(Some(p)),
                 Effect::Stopped(why) => stopped.set(Some(why)),
+                Effect::Context(c) => svc.conversation.keep_app_context(c),
+                Effect::Mode(m) => mode.set(m),
             }
         }
+    };
+    let reply = move |agreed: bool| {
+        asking.set(None);
+        if let Some(tell) = answer.try_update_value(Option::take).flatten() {
+            let _ = tell.send(agreed);
+        }
+    };
+    let inline_again = StoredValue::new_local(host.clone());
+    let back = move |_| apply(inline_again.with_value(|h| h.back_inline()).into_iter().collect());
+    let pending = {
+        let lane = lane.clone();
+        move || svc.conversation.app_context.with(|all| all.iter().find(|c| c.app == lane).map(|c| c.text.clone()))
     };
 
     let origin = sandbox.origin.clone();
@@ -127,8 +161,14 @@ pub fn AppFrame(call: Box<AppCall>) -> impl IntoView {
     let src = sandbox.url.clone();
     let flags = sandbox.frame_flags();
     view! {
-        <figure class="app-frame" aria-label=title>
-            <figcaption class="muted">{format!("App {uri} · {isolation}")}</figcaption>
+        <figure class=move || format!("app-frame {}", mode.get()) aria-label=title>
+            <figcaption class="muted">
+                {format!("App {uri} · {isolation}")}
+                <Show when=move || mode.get() == "fullscreen">
+                    <button type="button" class="app-back" on:click=back>"Back to the chat"</button>
+                </Show>
+            </figcaption>
+            {move || asking.get().map(|what| view! { <Asking what reply/> })}
             {move || match stopped.get() {
                 Some(why) => view! { <p class="form-error app-problem" role="alert">{why}</p> }.into_any(),
                 None => view! {
@@ -139,13 +179,60 @@ pub fn AppFrame(call: Box<AppCall>) -> impl IntoView {
                         referrerpolicy="no-referrer"
                         allow=""
                         title=frame_title.clone()
-                        style:height=move || format!("{}px", height.get())
+                        style:height=move || {
+                            if mode.get() == "fullscreen" { "calc(100vh - 4rem)".to_owned() } else { format!("{}px", height.get()) }
+                        }
                     ></iframe>
                 }
                 .into_any(),
             }}
             {move || problem.get().map(|p| view! { <p class="app-problem muted" role="status">{p}</p> })}
+            {move || pending().map(|text| view! {
+                <details class="app-context">
+                    <summary>"Claude gets the app's context with your next message (ui/update-model-context)"</summary>
+                    <pre>{text}</pre>
+                </details>
+            })}
         </figure>
     }
     .into_any()
+}
+
+/// What the app asks the user, in words, with the two answers.
+#[component]
+fn Asking(what: AppAsk, reply: impl Fn(bool) + Copy + Send + Sync + 'static) -> impl IntoView {
+    let (question, shown, yes, no) = match &what {
+        AppAsk::Message(text) => {
+            ("The app asks to send this to Claude as your next message:", text.clone(), "Send it", "Don't send")
+        }
+        AppAsk::Link(url) => (
+            "The app asks to open this link in a new tab:",
+            format!("{url} ({})", url.authority()),
+            "Open it",
+            "Don't open",
+        ),
+    };
+    view! {
+        <div class="app-ask" role="group" aria-label="The app asks">
+            <p>{question}</p>
+            <pre>{shown}</pre>
+            <button type="button" on:click=move |_| reply(true)>{yes}</button>
+            <button type="button" on:click=move |_| reply(false)>{no}</button>
+        </div>
+    }
+}
+
+/// Does what the user agreed to: sends the app's message as the next turn, or opens its link
+/// in a new tab with no way back to this page.
+fn carry_out(svc: Services, app: &str, what: AppAsk, agreed: bool) -> Result<(), String> {
+    match (what, agreed) {
+        (AppAsk::Message(_), false) => Err("The user did not send the app's message.".into()),
+        (AppAsk::Link(_), false) => Err("The user did not open the link.".into()),
+        (AppAsk::Message(text), true) => svc.conversation.send_from_app(svc, app, text),
+        (AppAsk::Link(url), true) => {
+            let opened = window().open_with_url_and_target_and_features(&url.href(), "_blank", "noopener,noreferrer");
+            // With noopener the browser gives no window back, whether or not it opened one.
+            opened.map(|_| ()).map_err(|_| "The browser did not open the link.".into())
+        }
+    }
 }

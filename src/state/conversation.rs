@@ -1,6 +1,7 @@
 //! Running the loop from the page: send, stop, retry, start over. The engine owns the turn;
 //! this only feeds it the user's settings and servers and shows what it reports.
 
+use engine::apps::ModelContext;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use std::rc::Rc;
@@ -39,6 +40,9 @@ pub struct Conversation {
     pub offer_new: RwSignal<Option<String>>,
     /// The last "Ask both ways" (`both_ways.rs`), once both runs ended.
     pub comparison: RwSignal<Option<super::both_ways::Comparison>>,
+    /// The latest context each MCP App gave for Claude (`ui/update-model-context`), sent once
+    /// with the next message.
+    pub app_context: RwSignal<Vec<ModelContext>>,
 }
 
 /// How a turn's tool calls reach the MCP servers.
@@ -65,6 +69,7 @@ impl Conversation {
             teach_next: RwSignal::new(None),
             comparison: RwSignal::new(None),
             offer_new: RwSignal::new(None),
+            app_context: RwSignal::new(Vec::new()),
         }
     }
 
@@ -105,6 +110,7 @@ impl Conversation {
         self.can_retry.set(false);
         self.comparison.set(None);
         self.offer_new.set(None);
+        self.app_context.set(Vec::new());
         svc.chat.clear();
     }
 
@@ -148,6 +154,30 @@ impl Conversation {
             self.reset(svc);
             self.send(svc, text);
         }
+    }
+
+    /// Keeps an app's latest context for Claude (replacing its last).
+    pub fn keep_app_context(&self, context: ModelContext) {
+        self.app_context.update(|all| {
+            all.retain(|c| c.app != context.app);
+            all.push(context);
+        });
+    }
+
+    /// Sends a message an MCP App asked to send and the user agreed to (`ui/message`), said
+    /// as the app's in the chat; `Err` says why it could not be sent now.
+    pub fn send_from_app(&self, svc: Services, app: &str, text: String) -> Result<(), String> {
+        if self.running.get_untracked() {
+            return Err("A turn is running: the app's message was not sent. Send it again when the turn ends.".into());
+        }
+        svc.settings.ready().map_err(|why| format!("The app's message was not sent: {why}"))?;
+        svc.chat.notice(
+            NoticeLevel::Info,
+            format!("The next message comes from the MCP App \"{app}\" (ui/message); you agreed to send it."),
+            None,
+        );
+        self.send(svc, text);
+        Ok(())
     }
 
     /// Sends `text` as the user's next message and runs the loop until Claude stops.
@@ -230,6 +260,20 @@ impl Conversation {
             connector,
             ..turn
         });
+        // The apps' latest contexts go with this message, once (never with a comparison's).
+        let contexts = if keep { this.app_context.try_update(std::mem::take).unwrap_or_default() } else { Vec::new() };
+        if !contexts.is_empty() {
+            let apps: Vec<&str> = contexts.iter().map(|c| c.app.as_str()).collect();
+            svc.chat.notice(
+                NoticeLevel::Info,
+                format!(
+                    "Sent with the context {} gave for Claude (ui/update-model-context): the request in phase 2 shows it as Claude reads it.",
+                    apps.join(", ")
+                ),
+                None,
+            );
+        }
+        let message = engine::apps::with_contexts(text, &contexts);
         async move {
             let emit = Rc::new(move |e| {
                 if this.current(epoch) {
@@ -239,7 +283,7 @@ impl Conversation {
             let input = TurnInput {
                 agent,
                 history,
-                message: Message::user_text(text),
+                message,
                 settings,
                 servers,
                 cancel,

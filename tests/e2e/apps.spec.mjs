@@ -87,7 +87,83 @@ test("the debug app shows under Claude's call, sandboxed on another origin, with
   await openRow(page, /^Loopscope to App: debug-tool · debug #\d+: result #\d+, /);
   await snap(page, "apps-lane");
   expect((await requests(key)).length).toBe(2);
-  // The app's log of its own side: the host's answer came back.
   await page.keyboard.press("Escape");
+
+  // Fullscreen: the debug app asks for it but did not list it among the modes it supports
+  // (appCapabilities.availableDisplayModes), so the page stays inline and says so in its answer.
+  await app.getByRole("button", { name: "Fullscreen" }).click();
+  await expect(await timelineRow(page, /^App: debug-tool · debug #\d+ to Loopscope: ui\/request-display-mode #\d+/)).toBeVisible();
+  await expect(figure).not.toHaveClass(/\bfullscreen\b/);
+
+  // A link: through the URL policy, then only if the user agrees; declined, nothing opens.
+  const popups = [];
+  page.on("popup", (p) => popups.push(p));
+  await app.locator("#link-url").fill("javascript:alert(document.domain)");
+  await app.getByRole("button", { name: "Open Link" }).click();
+  await expect(await timelineRow(page, /^Loopscope to App: debug-tool · debug #\d+: error #\d+, .*Loopscope does not open this link/)).toBeVisible();
+  await app.locator("#link-url").fill("https://modelcontextprotocol.io/extensions/apps");
+  await app.getByRole("button", { name: "Open Link" }).click();
+  const asks = figure.getByRole("group", { name: "The app asks" });
+  await expect(asks).toContainText("https://modelcontextprotocol.io/extensions/apps (modelcontextprotocol.io)");
+  await asks.getByRole("button", { name: "Don't open" }).click();
+  await expect(asks).toBeHidden();
+  expect(popups).toEqual([]);
+  console.expectNone();
+});
+
+// The demo server's app, for a workshop with no server of its own: Claude asks for the chart;
+// the app reads a note through its app-only tool; what it gives Claude (its context, and a
+// message the user agrees to send) reaches the next request exactly as the timeline shows it.
+test("the demo server's chart app: its own tool call, its context and its message, each only as the user agrees", async ({ page }) => {
+  const console = watchConsole(page);
+  await openApp(page);
+  const key = "sk-e2e-apps-demo";
+  await useFakeClaude(page, key);
+  await page.getByRole("button", { name: "Add the demo server" }).click();
+  await expect(page.getByRole("article", { name: "demo" }).getByText("connected", { exact: true })).toBeVisible();
+  await script(key, [
+    reply(toolUse("demo_chart_words", {})),
+    reply({ text: "Here is the chart." }),
+    reply({ text: "It says MCP keeps clients apart from tools." }),
+  ]);
+  await ask(page, "Chart the words per note.");
+  const chat = page.getByRole("log", { name: "Conversation" });
+  const figure = page.getByRole("figure", { name: /^App: chart_words · demo #\d+$/ });
+  const app = page.frameLocator('iframe[title^="App: chart_words · demo"]').frameLocator("iframe");
+
+  // A bar is a call to read_note, a tool for the app only: on the server's lane, and in the app.
+  await app.getByRole("button", { name: "mcp" }).click();
+  await expect(app.locator("#note")).toHaveText(/^mcp: MCP separates AI clients from tools and data/);
+  await expect(await timelineRow(page, /^Loopscope to MCP: demo: tools\/call #\d+, "?read_note/)).toBeVisible();
+
+  // Its context: kept under the app until the next message takes it.
+  await app.getByRole("button", { name: "Tell Claude which note I'm reading" }).click();
+  const pending = figure.getByText("Claude gets the app's context with your next message (ui/update-model-context)");
+  await expect(pending).toBeVisible();
+
+  // Its message: asked of the user first, then sent as the next turn, said as the app's.
+  await app.getByRole("button", { name: "Ask Claude about this note" }).click();
+  const asks = figure.getByRole("group", { name: "The app asks" });
+  await expect(asks).toContainText('Explain the note "mcp" in one sentence');
+  await asks.scrollIntoViewIfNeeded();
+  await snap(page, "apps-demo-asks");
+  await asks.getByRole("button", { name: "Send it" }).click();
+  await expect(chat.getByText("It says MCP keeps clients apart from tools.")).toBeVisible();
+  await expect(chat.getByText(/^The next message comes from the MCP App "chart_words · demo #\d+" \(ui\/message\); you agreed to send it\.$/)).toBeVisible();
+  const sent = (await requests(key))[2];
+  const last = sent.messages[sent.messages.length - 1];
+  expect(last.content.map((b) => b.text)).toEqual([
+    'Explain the note "mcp" in one sentence: MCP separates AI clients from tools and data: microservices for LLMs.',
+    expect.stringMatching(/^\[Context from the MCP App "chart_words · demo #\d+" \(ui\/update-model-context\)\]\nThe user is reading the note "mcp" in the notebook app\.$/),
+  ]);
+  await expect(pending).toBeHidden();
+
+  // Fullscreen, which this app lists among its modes; back inline from the page.
+  await app.getByRole("button", { name: "Fullscreen" }).click();
+  await expect(figure).toHaveClass(/\bfullscreen\b/);
+  await expect(await timelineRow(page, /^Loopscope to App: chart_words · demo #\d+: ui\/notifications\/host-context-changed/)).toBeVisible();
+  await snap(page, "apps-fullscreen");
+  await figure.getByRole("button", { name: "Back to the chat" }).click();
+  await expect(figure).not.toHaveClass(/\bfullscreen\b/);
   console.expectNone();
 });

@@ -8,9 +8,11 @@
 
 mod support;
 
-use engine::apps::{AppCall, AppHost, Effect, HostContext, MAX_PER_SECOND};
+use engine::apps::{AppAsk, AppCall, AppHost, Effect, HostContext, MAX_PER_SECOND};
+use engine::faults::{Fault, Faults, Target, Times};
 use engine::mcp::{Handlers, McpClient, RequestOptions, ServerConfig};
 use engine::trace::{Direction, Peer, TraceEvent, TraceKind};
+use futures::FutureExt;
 use protocol::jsonrpc::Message;
 use protocol::mcp::Tool;
 use serde_json::{Value, json};
@@ -22,6 +24,10 @@ use testkit::real;
 struct Shown {
     host: AppHost<Native>,
     posted: Rc<RefCell<Vec<Value>>>,
+    /// What the app asked the user; the user agrees unless `decline` is set.
+    asked: Rc<RefCell<Vec<AppAsk>>>,
+    /// A workshop's faults on the app's server.
+    faults: Faults,
     trace: Rc<RefCell<Vec<TraceEvent>>>,
     _server: real::RealServer,
 }
@@ -33,7 +39,10 @@ async fn shown(edit: impl FnOnce(&mut Vec<Tool>)) -> Shown {
     let platform = Native::new();
     let (tracer, trace) = recording_tracer(&platform);
     let handlers = Handlers { apps: true, ..Handlers::default() };
-    let client = Rc::new(McpClient::new(platform, ServerConfig::new("dbg", &server.url), tracer, handlers));
+    let faults = Faults::new();
+    let client = Rc::new(
+        McpClient::new(platform, ServerConfig::new("dbg", &server.url), tracer, handlers).with_faults(faults.clone()),
+    );
     client.connect().await.unwrap();
     let mut tools = client.list_tools(&RequestOptions::default()).await.unwrap().tools;
     let tool = tools.iter().find(|t| t.name == "debug-tool").unwrap().clone();
@@ -52,8 +61,16 @@ async fn shown(edit: impl FnOnce(&mut Vec<Tool>)) -> Shown {
     let context = HostContext { theme: "dark", locale: "en".into(), time_zone: None, width: 640, max_height: 800 };
     let posted = Rc::new(RefCell::new(Vec::new()));
     let sink = posted.clone();
-    let host = AppHost::new(call, client, tools, context, 1, Rc::new(move |v| sink.borrow_mut().push(v)));
-    Shown { host, posted, trace, _server: server }
+    let asked = Rc::new(RefCell::new(Vec::new()));
+    let seen = asked.clone();
+    let ask = Rc::new(move |a: AppAsk| {
+        let declined = matches!(&a, AppAsk::Message(t) if t.contains("decline"));
+        seen.borrow_mut().push(a);
+        async move { if declined { Err("The user did not send the app's message.".to_owned()) } else { Ok(()) } }
+            .boxed_local()
+    });
+    let host = AppHost::new(call, client, tools, context, 1, Rc::new(move |v| sink.borrow_mut().push(v)), ask);
+    Shown { host, posted, asked, faults, trace, _server: server }
 }
 
 impl Shown {
@@ -71,7 +88,7 @@ impl Shown {
     }
 
     async fn initialise(&self) {
-        let init = r#"{"jsonrpc":"2.0","id":1,"method":"ui/initialize","params":{"protocolVersion":"2026-01-26","appInfo":{"name":"t","version":"1"},"appCapabilities":{}}}"#;
+        let init = r#"{"jsonrpc":"2.0","id":1,"method":"ui/initialize","params":{"protocolVersion":"2026-01-26","appInfo":{"name":"t","version":"1"},"appCapabilities":{"availableDisplayModes":["inline","fullscreen"]}}}"#;
         assert_eq!(self.host.receive(init).await, []);
         assert_eq!(self.host.receive(r#"{"jsonrpc":"2.0","method":"ui/notifications/initialized"}"#).await, []);
     }
@@ -190,10 +207,20 @@ async fn the_app_calls_its_own_servers_tools_for_apps_and_nothing_else() {
     let calls_after = app.trace.borrow().iter().filter(|e| e.peer == Peer::Server("dbg".into())).count();
     assert_eq!(calls_before, calls_after, "a refused call reached the server");
 
+    // A fault a workshop injects on the server meets the app's call as it meets Claude's.
+    app.faults.add(
+        Target::Server("dbg".into()),
+        Some("debug-refresh".into()),
+        Fault::RpcError { code: -32603 },
+        Times::Next,
+    );
+    app.host.receive(&call(6, "debug-refresh")).await;
+    let broken = app.answer(6);
+    assert!(broken["error"]["message"].as_str().unwrap().contains("-32603"), "{broken}");
+    assert!(app.trace.borrow().iter().any(|e| matches!(e.kind, TraceKind::Injected { .. })));
+
     // What the host does not offer is refused, not faked.
-    app.host
-        .receive(r#"{"jsonrpc":"2.0","id":5,"method":"ui/open-link","params":{"url":"https://evil.example"}}"#)
-        .await;
+    app.host.receive(r#"{"jsonrpc":"2.0","id":5,"method":"ui/download-file","params":{"contents":[]}}"#).await;
     assert_eq!(app.answer(5)["error"]["code"], -32601);
 }
 
@@ -256,4 +283,62 @@ async fn an_app_that_never_initialises_is_removed_with_why() {
     assert!(matches!(&said, Some(Effect::Stopped(w)) if w.contains("did not initialise")), "{said:?}");
     // Nothing was sent to the app before it initialised but its HTML.
     assert_eq!(app.methods(), ["ui/notifications/sandbox-resource-ready"]);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn what_the_app_gives_claude_or_opens_goes_through_the_user_and_the_url_policy() {
+    let app = shown(|_| {}).await;
+    app.initialised().await;
+    let request = |id: i64, method: &str, params: Value| {
+        json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }).to_string()
+    };
+    // Its context for Claude is handed to the page, named by the app.
+    let said = app
+        .host
+        .receive(&request(
+            2,
+            "ui/update-model-context",
+            json!({ "content": [{ "type": "text", "text": "Reading mcp." }] }),
+        ))
+        .await;
+    assert!(
+        matches!(&said[..], [Effect::Context(c)] if c.text == "Reading mcp." && c.app == "debug-tool · debug #1"),
+        "{said:?}"
+    );
+    assert_eq!(app.answer(2)["result"], json!({}));
+
+    // A message is asked of the user first; declined, the app is told.
+    let text = |t: &str| json!({ "role": "user", "content": [{ "type": "text", "text": t }] });
+    app.host.receive(&request(3, "ui/message", text("Explain the note"))).await;
+    assert_eq!(app.answer(3)["result"], json!({}));
+    app.host.receive(&request(4, "ui/message", text("please decline"))).await;
+    assert_eq!(app.answer(4)["error"]["message"], "The user did not send the app's message.");
+    app.host.receive(&request(5, "ui/message", json!({ "role": "assistant", "content": [] }))).await;
+    assert!(app.answer(5)["error"]["message"].as_str().unwrap().contains("role \"user\""));
+
+    // A link passes the URL policy before the user is asked; a javascript: one never reaches them.
+    app.host.receive(&request(6, "ui/open-link", json!({ "url": "javascript:alert(document.domain)" }))).await;
+    assert!(app.answer(6)["error"]["message"].as_str().unwrap().contains("never opened"), "{}", app.answer(6));
+    app.host.receive(&request(7, "ui/open-link", json!({ "url": "HTTPS://Example.com/docs" }))).await;
+    assert_eq!(app.answer(7)["result"], json!({}));
+    let asked: Vec<String> = app
+        .asked
+        .borrow()
+        .iter()
+        .map(|a| match a {
+            AppAsk::Message(t) => format!("message: {t}"),
+            AppAsk::Link(u) => format!("link: {u}"),
+        })
+        .collect();
+    assert_eq!(asked, ["message: Explain the note", "message: please decline", "link: https://example.com/docs"]);
+
+    // Fullscreen, which it said it supports; picture-in-picture, which the page does not offer,
+    // answers the mode it stays in.
+    let said = app.host.receive(&request(8, "ui/request-display-mode", json!({ "mode": "fullscreen" }))).await;
+    assert_eq!(said, [Effect::Mode("fullscreen")]);
+    assert_eq!(app.answer(8)["result"]["mode"], "fullscreen");
+    assert!(app.methods().contains(&"ui/notifications/host-context-changed".to_owned()));
+    assert_eq!(app.host.receive(&request(9, "ui/request-display-mode", json!({ "mode": "pip" }))).await, []);
+    assert_eq!(app.answer(9)["result"]["mode"], "fullscreen");
+    assert_eq!(app.host.back_inline(), Some(Effect::Mode("inline")));
 }

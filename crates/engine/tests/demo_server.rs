@@ -35,7 +35,7 @@ async fn the_demo_server_speaks_streamable_http_and_shows_every_outcome() {
 
     let tools = c.list_tools(&none()).await.unwrap();
     let names: Vec<_> = tools.tools.iter().map(|t| t.name.as_str()).collect();
-    assert_eq!(names, ["search_notes", "read_file", "call_flaky_service", "count_slowly"]);
+    assert_eq!(names, ["search_notes", "read_file", "call_flaky_service", "count_slowly", "chart_words", "read_note"]);
 
     // Pattern 1: HTTP 200 and a result.
     let found = c.call_tool("search_notes", json!({"query": "jsonrpc"}), &none()).await.unwrap();

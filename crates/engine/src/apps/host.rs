@@ -15,11 +15,14 @@ use std::rc::Rc;
 
 use serde_json::{Value, json};
 
+use super::context::{ModelContext, read_message};
 use super::{AppCall, Policy, document};
 use crate::limits::check_json_depth;
 use crate::mcp::{McpClient, RequestOptions};
 use crate::platform::Platform;
 use crate::trace::{Direction, Peer, TraceKind, Tracer};
+use crate::url_policy::WebUrl;
+use futures::future::LocalBoxFuture;
 use protocol::jsonrpc::{ErrorCode, ErrorObject, Message};
 use protocol::mcp::Tool;
 use protocol::mcp::apps::{AppResource, HTML_MIME};
@@ -44,7 +47,26 @@ pub enum Effect {
     Problem(String),
     /// Remove the frame and say why: the app is stopped, nothing it sends is read.
     Stopped(String),
+    /// Keep this as the app's latest context for Claude's next request (replacing the last).
+    Context(ModelContext),
+    /// Show the app in this mode (`"inline"` or `"fullscreen"`).
+    Mode(&'static str),
 }
+
+/// What an app asks the user to agree to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AppAsk {
+    /// Send this text as the user's next message to Claude (`ui/message`).
+    Message(String),
+    /// Open this address, already through the URL policy, in a new tab (`ui/open-link`).
+    Link(WebUrl),
+}
+
+/// Asks the user, and carries out what was agreed to: `Err` says why it was not.
+pub type AskUser = Rc<dyn Fn(AppAsk) -> LocalBoxFuture<'static, Result<(), String>>>;
+
+/// The display modes the page offers.
+const MODES: [&str; 2] = ["inline", "fullscreen"];
 
 /// What the page tells the app of where it is shown.
 #[derive(Clone, Debug, PartialEq)]
@@ -75,6 +97,9 @@ struct State {
     /// When each message of the last second arrived.
     recent: VecDeque<f64>,
     malformed: u32,
+    /// The display modes the app said it supports, and the one it is shown in.
+    app_modes: Vec<String>,
+    mode: &'static str,
     /// The app asked for more than the container holds: said once on its lane, until it asks
     /// for a height that fits again.
     held: bool,
@@ -87,13 +112,18 @@ pub struct AppHost<P: Platform> {
     tools: Vec<Tool>,
     context: HostContext,
     tracer: Tracer,
+    /// The app's lane name, and the trace's peer for it.
+    lane: String,
     peer: Peer,
     post: Rc<dyn Fn(Value)>,
+    ask: AskUser,
     state: RefCell<State>,
 }
 
 impl<P: Platform> AppHost<P> {
-    /// The host of one app, shown as lane `instance`; `post` carries a message to its frame.
+    /// The host of one app, shown as lane `instance`; `post` carries a message to its frame,
+    /// `ask` asks the user to agree to what the app wants done.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         call: AppCall,
         client: Rc<McpClient<P>>,
@@ -101,15 +131,29 @@ impl<P: Platform> AppHost<P> {
         context: HostContext,
         instance: u32,
         post: Rc<dyn Fn(Value)>,
+        ask: AskUser,
     ) -> Self {
         let tracer = client.tracer().clone();
-        let peer = Peer::App(call.lane(instance));
-        let state = State { stage: Stage::Proxy, recent: VecDeque::new(), malformed: 0, held: false };
-        AppHost { call, client, tools, context, tracer, peer, post, state: RefCell::new(state) }
+        let lane = call.lane(instance);
+        let peer = Peer::App(lane.clone());
+        let state = State {
+            stage: Stage::Proxy,
+            recent: VecDeque::new(),
+            malformed: 0,
+            held: false,
+            app_modes: Vec::new(),
+            mode: "inline",
+        };
+        AppHost { call, client, tools, context, tracer, lane, peer, post, ask, state: RefCell::new(state) }
     }
 
     pub fn call(&self) -> &AppCall {
         &self.call
+    }
+
+    /// The app's lane name (`App: …` on the timeline).
+    pub fn lane(&self) -> &str {
+        &self.lane
     }
 
     /// Whether the app was stopped (nothing it sends is read any more).
@@ -148,7 +192,8 @@ impl<P: Platform> AppHost<P> {
         );
         match message {
             Message::Request { id, method, params } => {
-                let answer = self.answer(&method, params.unwrap_or(Value::Null)).await;
+                let mut effects = Vec::new();
+                let answer = self.answer(&method, params.unwrap_or(Value::Null), &mut effects).await;
                 if self.stopped() {
                     return Vec::new();
                 }
@@ -156,7 +201,7 @@ impl<P: Platform> AppHost<P> {
                     Ok(result) => self.send(Message::Response { id, result }),
                     Err(error) => self.send(Message::Error { id: Some(id), error }),
                 }
-                Vec::new()
+                effects
             }
             Message::Notification { method, params } => self.notified(&method, params.unwrap_or(Value::Null)).await,
             // Answers to the page's own requests (none that it waits on).
@@ -340,13 +385,18 @@ impl<P: Platform> AppHost<P> {
         Ok(())
     }
 
-    /// The answer to one of the app's requests.
-    async fn answer(&self, method: &str, params: Value) -> Result<Value, ErrorObject> {
+    /// The answer to one of the app's requests, and what the page must do for it.
+    async fn answer(&self, method: &str, params: Value, effects: &mut Vec<Effect>) -> Result<Value, ErrorObject> {
         let refuse = |code: i64, message: String| ErrorObject::new(ErrorCode(code), message);
         match method {
             "ping" => return Ok(json!({})),
             "ui/initialize" if self.stage() == Stage::Resource => {
-                self.set_stage(Stage::Initializing);
+                let modes = params.pointer("/appCapabilities/availableDisplayModes").and_then(Value::as_array);
+                let modes = modes.into_iter().flatten().filter_map(Value::as_str).take(8).map(str::to_owned).collect();
+                let mut s = self.state.borrow_mut();
+                s.stage = Stage::Initializing;
+                s.app_modes = modes;
+                drop(s);
                 return Ok(self.initialize_result());
             }
             "ui/initialize" => return Err(refuse(-32600, "ui/initialize was already answered".into())),
@@ -363,11 +413,34 @@ impl<P: Platform> AppHost<P> {
                 let result = read.map_err(|e| refuse(-32000, format!("resources/read failed: {e}")))?;
                 Ok(serde_json::to_value(result).unwrap_or(Value::Null))
             }
-            // Inline is the one mode shown: the answer is the mode the app stays in.
-            "ui/request-display-mode" => Ok(json!({ "mode": "inline" })),
-            "ui/open-link" | "ui/message" | "ui/update-model-context" | "ui/download-file" => Err(refuse(
+            "ui/request-display-mode" => {
+                let asked = params.get("mode").and_then(Value::as_str).unwrap_or("");
+                let mode = self.switch(asked);
+                effects.extend(mode.1);
+                Ok(json!({ "mode": mode.0 }))
+            }
+            "ui/update-model-context" => {
+                let context = ModelContext::read(&self.lane, &params)
+                    .map_err(|why| refuse(-32602, format!("Loopscope did not keep this context: {why}")))?;
+                effects.push(Effect::Context(context));
+                Ok(json!({}))
+            }
+            "ui/message" => {
+                let text = read_message(&params)
+                    .map_err(|why| refuse(-32602, format!("Loopscope did not send this message: {why}")))?;
+                (self.ask)(AppAsk::Message(text)).await.map_err(|why| refuse(-32000, why))?;
+                Ok(json!({}))
+            }
+            "ui/open-link" => {
+                let url = params.get("url").and_then(Value::as_str).unwrap_or("");
+                let url = crate::url_policy::stranger(url)
+                    .map_err(|e| refuse(-32602, format!("Loopscope does not open this link: {e}")))?;
+                (self.ask)(AppAsk::Link(url)).await.map_err(|why| refuse(-32000, why))?;
+                Ok(json!({}))
+            }
+            "ui/download-file" => Err(refuse(
                 -32601,
-                format!("Loopscope does not take {method} from apps yet (its ui/initialize answer did not offer it)"),
+                format!("Loopscope does not take {method} from apps (its ui/initialize answer did not offer it)"),
             )),
             _ => Err(refuse(-32601, format!("Loopscope does not answer {method} from apps"))),
         }
@@ -377,8 +450,8 @@ impl<P: Platform> AppHost<P> {
         let c = &self.context;
         let mut context = json!({
             "theme": c.theme,
-            "displayMode": "inline",
-            "availableDisplayModes": ["inline"],
+            "displayMode": self.state.borrow().mode,
+            "availableDisplayModes": MODES,
             "containerDimensions": { "width": c.width, "maxHeight": c.max_height },
             "locale": c.locale,
             "platform": "web",
@@ -390,9 +463,38 @@ impl<P: Platform> AppHost<P> {
         json!({
             "protocolVersion": APPS_VERSION,
             "hostInfo": { "name": "Loopscope", "version": env!("CARGO_PKG_VERSION") },
-            "hostCapabilities": { "serverTools": {}, "serverResources": {}, "logging": {} },
+            "hostCapabilities": {
+                "serverTools": {}, "serverResources": {}, "logging": {}, "openLinks": {},
+                "message": { "text": {} }, "updateModelContext": { "text": {}, "structuredContent": {} },
+            },
             "hostContext": context,
         })
+    }
+
+    /// Switches to the mode the app asked for, if the page offers it and the app said it
+    /// supports it (the answer is the mode it is then in); the app is told its new context.
+    fn switch(&self, asked: &str) -> (&'static str, Option<Effect>) {
+        let current = self.state.borrow().mode;
+        let offered = MODES.iter().copied().find(|m| *m == asked);
+        let supported = self.state.borrow().app_modes.iter().any(|m| m == asked);
+        match offered {
+            Some(mode) if supported && mode != current => {
+                self.state.borrow_mut().mode = mode;
+                self.notify("ui/notifications/host-context-changed", json!({ "displayMode": mode }));
+                (mode, Some(Effect::Mode(mode)))
+            }
+            _ => (current, None),
+        }
+    }
+
+    /// The user left fullscreen from the page: the app is told, and shown inline again.
+    pub fn back_inline(&self) -> Option<Effect> {
+        if self.stopped() || self.state.borrow().mode == "inline" {
+            return None;
+        }
+        self.state.borrow_mut().mode = "inline";
+        self.notify("ui/notifications/host-context-changed", json!({ "displayMode": "inline" }));
+        Some(Effect::Mode("inline"))
     }
 
     /// An app's `tools/call`: only to its own server, only a tool the server listed whose

@@ -5,12 +5,15 @@
 //! calls to its server, each one checked and traced on the app's lane. The page only creates the
 //! frame and carries messages (docs/apps.md).
 
+mod context;
 mod csp;
 mod host;
 mod sandbox;
 
+pub use context::{MAX_CHARS, ModelContext, read_message, with_contexts};
 pub use csp::{Policy, document};
-pub use host::{AppHost, Effect, HostContext, MAX_PER_SECOND};
+pub use host::{AppAsk, AppHost, AskUser, Effect, HostContext, MAX_PER_SECOND};
+pub use protocol::mcp::apps::HTML_MIME;
 pub use sandbox::{Isolation, Sandbox};
 
 use protocol::mcp::Tool;

@@ -62,8 +62,10 @@ pub fn answer(server: &DemoServer, request: &Value, beta: Option<&str>) -> Resul
     }
     // Each toolset stands for every tool its server lists, as the server lists them.
     let mut offered: Vec<Value> = tools.iter().filter(|t| t["type"] != "mcp_toolset").cloned().collect();
-    let via: Vec<(String, Value)> =
-        toolsets.iter().flat_map(|name| server.tools().into_iter().map(move |t| ((*name).to_owned(), t))).collect();
+    let via: Vec<(String, Value)> = toolsets
+        .iter()
+        .flat_map(|name| server.model_tools().into_iter().map(move |t| ((*name).to_owned(), t)))
+        .collect();
     offered.extend(
         via.iter().map(
             |(_, t)| json!({"name": t["name"], "description": t["description"], "input_schema": t["inputSchema"]}),

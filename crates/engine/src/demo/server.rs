@@ -99,8 +99,21 @@ const TOOLS: &str = r#"[
    "inputSchema": {"type": "object", "properties": {}}},
   {"name": "count_slowly", "title": "Count slowly",
    "description": "Count to a number, reporting progress after each step (an SSE response).",
-   "inputSchema": {"type": "object", "properties": {"steps": {"type": "integer", "minimum": 1, "maximum": 10, "default": 3}}}}
+   "inputSchema": {"type": "object", "properties": {"steps": {"type": "integer", "minimum": 1, "maximum": 10, "default": 3}}}},
+  {"name": "chart_words", "title": "Chart the words per note",
+   "description": "Draw a chart of how many words each note has, shown in an app (MCP Apps); a click on a bar there reads that note.",
+   "inputSchema": {"type": "object", "properties": {}},
+   "_meta": {"ui": {"resourceUri": "ui://notebook/chart.html"}}},
+  {"name": "read_note", "title": "Read one note",
+   "description": "One note's text, for the chart app only.",
+   "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]},
+   "_meta": {"ui": {"resourceUri": "ui://notebook/chart.html", "visibility": ["app"]}}}
 ]"#;
+
+/// The chart app of `chart_words` (MCP Apps): plain HTML and script, no SDK, so every message
+/// it exchanges with the page reads as written.
+const CHART_APP: &str = include_str!("app.html");
+const CHART_URI: &str = "ui://notebook/chart.html";
 
 const RESOURCES: &str = r#"{"resources": [{"uri": "notes://index", "name": "index", "description": "The ids of every note", "mimeType": "text/plain"}]}"#;
 
@@ -109,7 +122,7 @@ const TEMPLATES: &str = r#"{"resourceTemplates": [{"uriTemplate": "notes://{id}"
 const PROMPTS: &str = r#"{"prompts": [{"name": "explain", "description": "Ask for an explanation of a topic from the notebook", "arguments": [{"name": "topic", "required": true}]}]}"#;
 
 const INITIALIZED: &str = r#"{
-  "capabilities": {"tools": {}, "resources": {}, "prompts": {}, "extensions": {"io.modelcontextprotocol/skills": {}}},
+  "capabilities": {"tools": {}, "resources": {}, "prompts": {}, "extensions": {"io.modelcontextprotocol/skills": {}, "io.modelcontextprotocol/ui": {}}},
   "serverInfo": {"name": "loopscope-demo-server", "title": "Demo MCP server (in this page)", "version": "1"},
   "instructions": "A demo MCP server that runs inside this page. search_notes answers; read_file wants an absolute path (a relative one gets JSON-RPC error -32602); call_flaky_service answers HTTP 504; count_slowly streams progress."
 }"#;
@@ -251,6 +264,23 @@ impl DemoServer {
                 _ => Answer::json(200, error(id, -32602, "Invalid params: 'path' must be an absolute string.")),
             },
             "call_flaky_service" => Answer::text(504, "Gateway Timeout: the upstream service did not answer"),
+            "chart_words" => {
+                let counted: Vec<(&str, usize)> =
+                    NOTES.iter().map(|(k, v)| (*k, v.split_whitespace().count())).collect();
+                let text: Vec<String> = counted.iter().map(|(k, n)| format!("{k}: {n} words")).collect();
+                let notes: Vec<Value> = counted.iter().map(|(k, n)| json!({ "id": k, "words": n })).collect();
+                let mut r = text_result(text.join("\n"), false);
+                r["structuredContent"] = json!({ "notes": notes });
+                Answer::json(200, result(id, r))
+            }
+            "read_note" => match string("id").and_then(|k| NOTES.iter().find(|(n, _)| *n == k)) {
+                Some((k, v)) => {
+                    let mut r = text_result(format!("{k}: {v}"), false);
+                    r["structuredContent"] = json!({ "id": k, "text": v });
+                    Answer::json(200, result(id, r))
+                }
+                None => Answer::json(200, result(id, text_result("No such note.", true))),
+            },
             "count_slowly" => {
                 let steps = args.get("steps").and_then(Value::as_u64).unwrap_or(3).clamp(1, 10);
                 let token = params.pointer("/_meta/progressToken").cloned();
@@ -275,6 +305,15 @@ impl DemoServer {
             Value::Array(tools) => tools,
             _ => Vec::new(),
         }
+    }
+
+    /// The tools a model may be offered: not the ones for its app only (MCP Apps).
+    pub fn model_tools(&self) -> Vec<Value> {
+        let for_model = |t: &Value| match t.pointer("/_meta/ui/visibility").and_then(Value::as_array) {
+            Some(who) => who.iter().any(|w| w == "model"),
+            None => true,
+        };
+        self.tools().into_iter().filter(for_model).collect()
     }
 
     /// Calls a tool directly (the demo connector's way, on "the API's side"): the result's
@@ -306,6 +345,10 @@ impl DemoServer {
     }
 
     fn read(&self, id: &Value, uri: &str) -> Answer {
+        if uri == CHART_URI {
+            let item = json!({ "uri": uri, "mimeType": crate::apps::HTML_MIME, "text": CHART_APP });
+            return Answer::json(200, result(id, json!({ "contents": [item] })));
+        }
         if let Some((_, text, _)) = SKILL.iter().find(|(u, _, _)| *u == uri) {
             return Answer::json(
                 200,
