@@ -112,7 +112,11 @@ pub fn AppFrame(call: Box<AppCall>) -> impl IntoView {
         }
         .boxed_local()
     });
-    let host = Rc::new(AppHost::new(*call, client, tools, context(), instance, post, ask));
+    // The app's calls wait for the user as Claude's would (Settings: ask before every tool call;
+    // a lesson's or a replay's servers).
+    let ask_each = svc.settings.data.with_untracked(|d| d.ask_before_tools);
+    let consent = svc.consent().with_ask_each(ask_each);
+    let host = Rc::new(AppHost::new(*call, client, tools, context(), instance, post, ask).with_consent(consent));
     let apply = move |effects: Vec<Effect>| {
         for effect in effects {
             match effect {
@@ -137,6 +141,7 @@ pub fn AppFrame(call: Box<AppCall>) -> impl IntoView {
         move || svc.conversation.app_context.with(|all| all.iter().find(|c| c.app == lane).map(|c| c.text.clone()))
     };
 
+    let alive = StoredValue::new_local(());
     let origin = sandbox.origin.clone();
     let from_app = host.clone();
     let listener = window_event_listener(leptos::ev::message, move |ev: web_sys::MessageEvent| {
@@ -149,11 +154,18 @@ pub fn AppFrame(call: Box<AppCall>) -> impl IntoView {
         // is not JSON, such as a cycle, becomes "" and is refused as such).
         let text = js_sys::JSON::stringify(&ev.data()).ok().and_then(|s| s.as_string()).unwrap_or_default();
         let host = from_app.clone();
-        spawn_local(async move { apply(host.receive(&text).await) });
+        // A message in flight when the frame goes (a new conversation) is still answered, and
+        // traced, but draws nothing: the frame's own stored value is gone with it.
+        spawn_local(async move {
+            let effects = host.receive(&text).await;
+            if alive.try_with_value(|_| ()).is_some() {
+                apply(effects);
+            }
+        });
     });
     on_cleanup(move || listener.remove());
     let watched = host.clone();
-    spawn_local(async move { apply(watched.watch_start(START_MS).await.into_iter().collect()) });
+    crate::task::spawn_owned(async move { apply(watched.watch_start(START_MS).await.into_iter().collect()) });
 
     let isolation = sandbox.describe();
     let title = format!("App: {lane}");
@@ -211,6 +223,12 @@ fn Asking(what: AppAsk, reply: impl Fn(bool) + Copy + Send + Sync + 'static) -> 
             "Open it",
             "Don't open",
         ),
+        AppAsk::Call { tool, arguments, why } => (
+            "The app asks to call a tool of its server:",
+            format!("{tool} {}\n{why}", engine::text::pretty(arguments)),
+            "Run it",
+            "Don't run",
+        ),
     };
     view! {
         <div class="app-ask" role="group" aria-label="The app asks">
@@ -228,6 +246,8 @@ fn carry_out(svc: Services, app: &str, what: AppAsk, agreed: bool) -> Result<(),
     match (what, agreed) {
         (AppAsk::Message(_), false) => Err("The user did not send the app's message.".into()),
         (AppAsk::Link(_), false) => Err("The user did not open the link.".into()),
+        (AppAsk::Call { .. }, false) => Err("The user did not let the app make this call.".into()),
+        (AppAsk::Call { .. }, true) => Ok(()),
         (AppAsk::Message(text), true) => svc.conversation.send_from_app(svc, app, text),
         (AppAsk::Link(url), true) => {
             let opened = window().open_with_url_and_target_and_features(&url.href(), "_blank", "noopener,noreferrer");

@@ -326,7 +326,7 @@ impl Conversation {
 impl Services {
     /// Which calls of the next turn run without asking: while a lesson is open or a recording
     /// is replayed, only those to the servers the user agreed to for it.
-    fn consent(&self) -> Consent {
+    pub fn consent(&self) -> Consent {
         if let Some(title) = self.lessons.current.with_untracked(|l| l.as_ref().map(|l| l.title.clone())) {
             return Consent::Agreed { servers: self.lessons.agreed.get_untracked(), driver: Driver::Lesson(title) };
         }

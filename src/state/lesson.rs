@@ -11,13 +11,14 @@ use engine::demo::DEMO_SERVER_URL;
 use engine::lesson::{self, Lesson, LessonSource};
 
 /// The lessons that ship with the page, in `lessons/` beside `index.html`.
-pub const BUILT_IN: [(&str, &str); 6] = [
+pub const BUILT_IN: [(&str, &str); 7] = [
     ("lessons/four-phases.json", "The four phases of a tool call"),
     ("lessons/error-layers.json", "Where a tool call can fail, and what Claude receives"),
     ("lessons/parallel-calls.json", "Parallel tool calls, and one user message for all their results"),
     ("lessons/tool-choice.json", "tool_choice: who decides whether a tool is called"),
     ("lessons/thinking.json", "Thinking in the loop: shown, sent back, and checked"),
     ("lessons/connector.json", "Who calls the MCP server: this page, or the API's MCP connector"),
+    ("lessons/apps.json", "An MCP App in the loop"),
 ];
 
 #[derive(Clone, Copy)]

@@ -5,7 +5,8 @@
 //! fixtures [--everything PORT] [--python PORT] [--python-json PORT] [--python-nocors PORT]
 //!          [--python2 PORT] [--ts PORT] [--ts-reject PORT]
 //!          [--oauth PORT] [--oauth-nocors PORT] [--oauth-short PORT]
-//!          [--faults PORT] [--tasks PORT] [--apps-debug PORT] [--claude PORT] [--parent PID] [--max-seconds N]
+//!          [--faults PORT] [--tasks PORT] [--apps-debug PORT] [--apps-basic PORT] [--claude PORT] [--parent PID]
+//!          [--max-seconds N]
 //! ```
 //! An `--oauth*` PORT is the MCP server's; its authorization server listens on PORT + 1
 //! (`-nocors`: no CORS on its registration endpoint, as oidc-provider ships; `-short`: tokens
@@ -52,6 +53,7 @@ async fn main() {
         match flag.as_str() {
             "--everything" => servers.push(real::everything_on(port())),
             "--apps-debug" => servers.push(real::apps_debug_on(port())),
+            "--apps-basic" => servers.push(real::apps_basic_on(port())),
             "--python" => servers.push(real::python_on(port(), PyMode::Sse, true)),
             "--python-json" => servers.push(real::python_on(port(), PyMode::Json, true)),
             "--python-nocors" => servers.push(real::python_on(port(), PyMode::Sse, false)),

@@ -93,6 +93,13 @@ pub fn apps_debug_on(port: u16) -> RealServer {
     npm_server("server-debug (MCP Apps)", "server-debug", &[], port)
 }
 
+/// `@modelcontextprotocol/server-basic-vanillajs`, the ext-apps repository's plainest example
+/// app: `get-time`, whose app shows the server's time and can fetch it again through the host.
+/// Speaks up to 2025-11-25; binds every interface unless the loopback preload keeps it in.
+pub fn apps_basic_on(port: u16) -> RealServer {
+    npm_server("server-basic-vanillajs (MCP Apps)", "server-basic-vanillajs", &[], port)
+}
+
 /// How our Python SDK server answers (see tests/servers/py_server.py).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PyMode {

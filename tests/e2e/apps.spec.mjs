@@ -167,3 +167,39 @@ test("the demo server's chart app: its own tool call, its context and its messag
   await expect(figure).not.toHaveClass(/\bfullscreen\b/);
   console.expectNone();
 });
+
+// The ext-apps repository's plainest example (@modelcontextprotocol/server-basic-vanillajs, which
+// speaks up to 2025-11-25): its app shows the time from the tool's structuredContent, fetches it
+// again through the page, and its Send Message waits for the user.
+test("the basic-vanillajs example app: its result, its own call for a new time, and a message the user declines", async ({ page }) => {
+  // The app logs the refusal it is sent, in its own frame's console.
+  const console = watchConsole(page, ["Message send error: ProtocolError: The user did not send the app's message."]);
+  await openApp(page);
+  const key = "sk-e2e-apps-basic";
+  await useFakeClaude(page, key);
+  await addServer(page, URLS.appsBasic, "basic");
+  await script(key, [reply(toolUse("basic_get-time", {})), reply({ text: "The app shows the time." })]);
+  await ask(page, "What time is it on the server?");
+  const figure = page.getByRole("figure", { name: /^App: get-time · basic #\d+$/ });
+  const app = page.frameLocator('iframe[title^="App: get-time · basic"]').frameLocator("iframe");
+  const time = app.locator("#server-time");
+  await expect(time).toHaveText(/^\d{4}-\d\d-\d\dT/, { timeout: 20_000 });
+  const first = await time.textContent();
+
+  await page.waitForTimeout(1100);
+  await app.getByRole("button", { name: "Get Server Time" }).click();
+  await expect(time).not.toHaveText(first);
+  await expect(time).toHaveText(/^\d{4}-\d\d-\d\dT/);
+  await expect(await timelineRow(page, /^App: get-time · basic #\d+ to Loopscope: tools\/call #\d+, "?get-time/)).toBeVisible();
+
+  await app.locator("#message-text").fill("Hello from the app");
+  await app.getByRole("button", { name: "Send Message" }).click();
+  const asks = figure.getByRole("group", { name: "The app asks" });
+  await expect(asks).toContainText("Hello from the app");
+  await asks.getByRole("button", { name: "Don't send" }).click();
+  await expect(await timelineRow(page, /^Loopscope to App: get-time · basic #\d+: error #\d+, .*The user did not send the app's message/)).toBeVisible();
+  expect((await requests(key)).length).toBe(2);
+  await figure.scrollIntoViewIfNeeded();
+  await snap(page, "apps-basic");
+  console.expectNone();
+});

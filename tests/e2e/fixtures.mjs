@@ -16,6 +16,8 @@ export const FIXTURES = {
   "oauth-short": 18434,
   // The MCP Apps example server with app-only tools (@modelcontextprotocol/server-debug).
   "apps-debug": 18436,
+  // The ext-apps repository's plainest example app (@modelcontextprotocol/server-basic-vanillajs).
+  "apps-basic": 18437,
 };
 
 // The hostile servers (tests/hostile/server.mjs): this port, and the next one as another origin.
@@ -24,6 +26,7 @@ export const HOSTILE = 18440;
 export const URLS = {
   everything: `http://127.0.0.1:${FIXTURES.everything}/mcp`,
   appsDebug: `http://127.0.0.1:${FIXTURES["apps-debug"]}/mcp`,
+  appsBasic: `http://127.0.0.1:${FIXTURES["apps-basic"]}/mcp`,
   python: `http://127.0.0.1:${FIXTURES.python}/mcp`,
   pythonNoCors: `http://127.0.0.1:${FIXTURES["python-nocors"]}/mcp`,
   fault: (scenario) => `http://127.0.0.1:${FIXTURES.faults}/${scenario}/mcp`,

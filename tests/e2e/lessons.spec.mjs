@@ -393,3 +393,41 @@ test("the connector lesson, no key: the demo model plays the API's connector; th
   expect(await cells("calls the API made")).toEqual(["0", "1"]);
   console.expectNone();
 });
+
+test("the MCP Apps lesson, no key: the app-only tool stays out of phase 1, the app shows, calls its server and asks before it speaks", async ({ page }) => {
+  const console = watchConsole(page);
+  await openApp(page, "./?lesson=lessons/apps.json");
+  const lesson = page.getByRole("region", { name: "An MCP App in the loop" });
+  await expect(lesson).toContainText("Step 1 of 4");
+  await expect(page.getByRole("article", { name: "demo" }).getByText("connected", { exact: true })).toBeVisible();
+
+  // Step 1: the tools array has the tool with an app, not the one for the app only.
+  await lesson.getByRole("button", { name: "Ask: Chart the words per note." }).click();
+  const sent = page.getByRole("region", { name: /Paused at phase 1/ }).getByLabel("As it will be sent");
+  await expect(sent).toHaveValue(/"name": "demo_chart_words"/);
+  expect(await sent.inputValue()).not.toContain("demo_read_note");
+  await page.keyboard.press("F8");
+  await expect(page.getByRole("region", { name: /Paused at phase 1/ }).getByRole("heading")).toContainText("round 2");
+  await page.keyboard.press("F8");
+  await expect(page.getByRole("button", { name: "Stop", exact: true })).toBeHidden({ timeout: 30_000 });
+
+  // The app, and its own call to the tool Claude never saw.
+  const app = page.frameLocator('iframe[title^="App: chart_words · demo"]').frameLocator("iframe");
+  await app.getByRole("button", { name: "layers" }).click();
+  await expect(app.locator("#note")).toHaveText(/^layers: HTTP status is the truck/);
+  await expect(await timelineRow(page, /^Loopscope to MCP: demo: tools\/call #\d+, "?read_note/)).toBeVisible();
+
+  // Step 4: its message goes only once the user says so, and says it came from the app.
+  for (const n of [2, 3, 4]) {
+    await lesson.getByRole("button", { name: "Next step →" }).click();
+    await expect(lesson).toContainText(`Step ${n} of 4`);
+  }
+  await app.getByRole("button", { name: "Ask Claude about this note" }).click();
+  const figure = page.getByRole("figure", { name: /^App: chart_words · demo/ });
+  await figure.getByRole("group", { name: "The app asks" }).getByRole("button", { name: "Send it" }).click();
+  await expect(chat(page).getByText(/^The next message comes from the MCP App "chart_words · demo #\d+" \(ui\/message\)/)).toBeVisible();
+  await expect(chat(page).getByText(/^Explain the note "layers" in one sentence/)).toBeVisible();
+  await expect(page.getByRole("button", { name: "Stop", exact: true })).toBeHidden({ timeout: 30_000 });
+  await snap(page, "lesson-apps");
+  console.expectNone();
+});

@@ -8,6 +8,7 @@
 
 mod support;
 
+use engine::agent::Consent;
 use engine::apps::{AppAsk, AppCall, AppHost, Effect, HostContext, MAX_PER_SECOND};
 use engine::faults::{Fault, Faults, Target, Times};
 use engine::mcp::{Handlers, McpClient, RequestOptions, ServerConfig};
@@ -35,6 +36,11 @@ struct Shown {
 /// The debug app after Claude's call of `debug-tool`, as the page would host it; `tools` edits
 /// the server's tool list the host checks the app's calls against.
 async fn shown(edit: impl FnOnce(&mut Vec<Tool>)) -> Shown {
+    shown_with(edit, Consent::All).await
+}
+
+/// The same, with the app's calls under `consent`.
+async fn shown_with(edit: impl FnOnce(&mut Vec<Tool>), consent: Consent) -> Shown {
     let server = real::apps_debug();
     let platform = Native::new();
     let (tracer, trace) = recording_tracer(&platform);
@@ -64,12 +70,17 @@ async fn shown(edit: impl FnOnce(&mut Vec<Tool>)) -> Shown {
     let asked = Rc::new(RefCell::new(Vec::new()));
     let seen = asked.clone();
     let ask = Rc::new(move |a: AppAsk| {
-        let declined = matches!(&a, AppAsk::Message(t) if t.contains("decline"));
+        // The user declines a message that says so and a call of debug-log; agrees to the rest.
+        let declined = match &a {
+            AppAsk::Message(t) if t.contains("decline") => Some("The user did not send the app's message."),
+            AppAsk::Call { tool, .. } if tool == "debug-log" => Some("The user did not let the app make this call."),
+            _ => None,
+        };
         seen.borrow_mut().push(a);
-        async move { if declined { Err("The user did not send the app's message.".to_owned()) } else { Ok(()) } }
-            .boxed_local()
+        async move { declined.map_or(Ok(()), |why| Err(why.to_owned())) }.boxed_local()
     });
-    let host = AppHost::new(call, client, tools, context, 1, Rc::new(move |v| sink.borrow_mut().push(v)), ask);
+    let host = AppHost::new(call, client, tools, context, 1, Rc::new(move |v| sink.borrow_mut().push(v)), ask)
+        .with_consent(consent);
     Shown { host, posted, asked, faults, trace, _server: server }
 }
 
@@ -328,6 +339,7 @@ async fn what_the_app_gives_claude_or_opens_goes_through_the_user_and_the_url_po
         .map(|a| match a {
             AppAsk::Message(t) => format!("message: {t}"),
             AppAsk::Link(u) => format!("link: {u}"),
+            AppAsk::Call { tool, .. } => format!("call: {tool}"),
         })
         .collect();
     assert_eq!(asked, ["message: Explain the note", "message: please decline", "link: https://example.com/docs"]);
@@ -341,4 +353,39 @@ async fn what_the_app_gives_claude_or_opens_goes_through_the_user_and_the_url_po
     assert_eq!(app.host.receive(&request(9, "ui/request-display-mode", json!({ "mode": "pip" }))).await, []);
     assert_eq!(app.answer(9)["result"]["mode"], "fullscreen");
     assert_eq!(app.host.back_inline(), Some(Effect::Mode("inline")));
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn under_ask_before_every_call_the_apps_calls_wait_for_the_user_too() {
+    let app = shown_with(|_| {}, Consent::AskEach).await;
+    app.initialised().await;
+    let servers_calls = || {
+        app.trace
+            .borrow()
+            .iter()
+            .filter(|e| {
+                e.peer == Peer::Server("dbg".into())
+                    && matches!(&e.kind, TraceKind::Rpc { direction: Direction::Out, message: Message::Request { method, .. }, .. } if method == "tools/call")
+            })
+            .count()
+    };
+    let before = servers_calls();
+    let call = |id: i64, name: &str| {
+        json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": { "name": name, "arguments": {} } })
+            .to_string()
+    };
+    // Declined: the server never hears of it.
+    app.host.receive(&call(2, "debug-log")).await;
+    assert_eq!(app.answer(2)["error"]["message"], "The user did not let the app make this call.");
+    assert_eq!(servers_calls(), before);
+    // Approved: it runs.
+    app.host.receive(&call(3, "debug-refresh")).await;
+    assert!(app.answer(3)["result"]["content"].is_array());
+    assert_eq!(servers_calls(), before + 1);
+    let asked = app.asked.borrow();
+    assert!(
+        matches!(&asked[..], [AppAsk::Call { tool: a, why, .. }, AppAsk::Call { tool: b, .. }]
+            if a == "debug-log" && b == "debug-refresh" && why.contains("approve every tool call")),
+        "{asked:?}"
+    );
 }

@@ -17,9 +17,11 @@ use serde_json::{Value, json};
 
 use super::context::{ModelContext, read_message};
 use super::{AppCall, Policy, document};
+use crate::agent::Consent;
 use crate::limits::check_json_depth;
 use crate::mcp::{McpClient, RequestOptions};
 use crate::platform::Platform;
+use crate::trace::RouteTarget;
 use crate::trace::{Direction, Peer, TraceKind, Tracer};
 use crate::url_policy::WebUrl;
 use futures::future::LocalBoxFuture;
@@ -60,6 +62,9 @@ pub enum AppAsk {
     Message(String),
     /// Open this address, already through the URL policy, in a new tab (`ui/open-link`).
     Link(WebUrl),
+    /// Let the app call this tool of its server, with these arguments, for this reason (the
+    /// same consent as Claude's calls: `agent::Consent`).
+    Call { tool: String, arguments: Value, why: String },
 }
 
 /// Asks the user, and carries out what was agreed to: `Err` says why it was not.
@@ -117,6 +122,8 @@ pub struct AppHost<P: Platform> {
     peer: Peer,
     post: Rc<dyn Fn(Value)>,
     ask: AskUser,
+    /// Which of the app's calls wait for the user, as Claude's do.
+    consent: Consent,
     state: RefCell<State>,
 }
 
@@ -144,7 +151,15 @@ impl<P: Platform> AppHost<P> {
             app_modes: Vec::new(),
             mode: "inline",
         };
-        AppHost { call, client, tools, context, tracer, lane, peer, post, ask, state: RefCell::new(state) }
+        let consent = Consent::All;
+        AppHost { call, client, tools, context, tracer, lane, peer, post, ask, consent, state: RefCell::new(state) }
+    }
+
+    /// Makes the app's calls wait for the user as Claude's would ("ask before every tool call",
+    /// a lesson's servers).
+    pub fn with_consent(mut self, consent: Consent) -> Self {
+        self.consent = consent;
+        self
     }
 
     pub fn call(&self) -> &AppCall {
@@ -516,6 +531,12 @@ impl<P: Platform> AppHost<P> {
             )));
         }
         let arguments = params.get("arguments").cloned().unwrap_or_else(|| json!({}));
+        let target =
+            RouteTarget::Server { server_id: self.call.server_id.clone(), label: label.clone(), tool: name.to_owned() };
+        if let Some(why) = self.consent.ask_why(&target) {
+            let ask = AppAsk::Call { tool: shown.clone(), arguments: arguments.clone(), why: why.reason };
+            (self.ask)(ask).await.map_err(refuse)?;
+        }
         let result = self.client.call_tool(name, arguments, &RequestOptions::default()).await;
         let result = result.map_err(|e| refuse(format!("tools/call {shown} on \"{label}\" failed: {e}")))?;
         Ok(serde_json::to_value(result).unwrap_or(Value::Null))
