@@ -163,7 +163,25 @@ pub fn AppFrame(call: Box<AppCall>) -> impl IntoView {
             }
         });
     });
-    on_cleanup(move || listener.remove());
+    // The page's theme, or the width it gives the app, changed: the app is told.
+    let themed = StoredValue::new_local(host.clone());
+    let theme = window_event_listener_untyped(crate::theme::CHANGED, move |_| {
+        themed.with_value(|h| h.context_changed(Some(context().theme), None));
+    });
+    let resized = StoredValue::new_local((host.clone(), Cell::new(context().width)));
+    let resize = window_event_listener(leptos::ev::resize, move |_| {
+        resized.with_value(|(h, last)| {
+            let width = context().width;
+            if last.replace(width) != width {
+                h.context_changed(None, Some(width));
+            }
+        })
+    });
+    on_cleanup(move || {
+        listener.remove();
+        theme.remove();
+        resize.remove();
+    });
     let watched = host.clone();
     crate::task::spawn_owned(async move { apply(watched.watch_start(START_MS).await.into_iter().collect()) });
 
@@ -176,7 +194,7 @@ pub fn AppFrame(call: Box<AppCall>) -> impl IntoView {
         <figure class=move || format!("app-frame {}", mode.get()) aria-label=title>
             <figcaption class="muted">
                 {format!("App {uri} · {isolation}")}
-                <Show when=move || mode.get() == "fullscreen">
+                <Show when=move || mode.get() != "inline">
                     <button type="button" class="app-back" on:click=back>"Back to the chat"</button>
                 </Show>
             </figcaption>
@@ -192,7 +210,11 @@ pub fn AppFrame(call: Box<AppCall>) -> impl IntoView {
                         allow=""
                         title=frame_title.clone()
                         style:height=move || {
-                            if mode.get() == "fullscreen" { "calc(100vh - 4rem)".to_owned() } else { format!("{}px", height.get()) }
+                            match mode.get() {
+                                "fullscreen" => "calc(100vh - 4rem)".to_owned(),
+                                "pip" => "240px".to_owned(),
+                                _ => format!("{}px", height.get()),
+                            }
                         }
                     ></iframe>
                 }

@@ -45,9 +45,15 @@ fn initial() -> Theme {
     }
 }
 
+/// The event a theme change is announced with (an MCP App shown is told: `app_frame.rs`).
+pub const CHANGED: &str = "loopscope-theme";
+
 fn apply(theme: Theme) {
     if let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) {
         let _ = root.set_attribute("data-theme", theme.as_str());
+    }
+    if let (Some(w), Ok(changed)) = (web_sys::window(), web_sys::Event::new(CHANGED)) {
+        let _ = w.dispatch_event(&changed);
     }
 }
 

@@ -165,6 +165,18 @@ test("the demo server's chart app: its own tool call, its context and its messag
   await snap(page, "apps-fullscreen");
   await figure.getByRole("button", { name: "Back to the chat" }).click();
   await expect(figure).not.toHaveClass(/\bfullscreen\b/);
+
+  // Picture in picture: a small frame in a corner while the chat goes on under it.
+  await app.getByRole("button", { name: "Picture in picture" }).click();
+  await expect(figure).toHaveClass(/\bpip\b/);
+  await snap(page, "apps-pip");
+  await figure.getByRole("button", { name: "Back to the chat" }).click();
+  await expect(figure).not.toHaveClass(/\bpip\b/);
+
+  // The page's theme changes: the app is told, and follows.
+  const dark = await app.locator("body").evaluate((b) => b.classList.contains("dark"));
+  await page.getByRole("button", { name: /^Switch to (dark|light) theme$/ }).click();
+  await expect(app.locator("body")).toHaveClass(dark ? /^(?!.*\bdark\b)/ : /\bdark\b/);
   console.expectNone();
 });
 

@@ -290,6 +290,7 @@ async fn an_app_that_misbehaves_is_contained_with_a_message_on_its_lane() {
 async fn an_app_that_never_initialises_is_removed_with_why() {
     let app = shown(|_| {}).await;
     app.proxy_ready().await;
+    app.host.context_changed(Some("dark"), Some(500));
     let said = app.host.watch_start(300).await;
     assert!(matches!(&said, Some(Effect::Stopped(w)) if w.contains("did not initialise")), "{said:?}");
     // Nothing was sent to the app before it initialised but its HTML.
@@ -344,8 +345,8 @@ async fn what_the_app_gives_claude_or_opens_goes_through_the_user_and_the_url_po
         .collect();
     assert_eq!(asked, ["message: Explain the note", "message: please decline", "link: https://example.com/docs"]);
 
-    // Fullscreen, which it said it supports; picture-in-picture, which the page does not offer,
-    // answers the mode it stays in.
+    // Fullscreen, which it said it supports; picture-in-picture, which the page offers but the
+    // app did not list, answers the mode it stays in.
     let said = app.host.receive(&request(8, "ui/request-display-mode", json!({ "mode": "fullscreen" }))).await;
     assert_eq!(said, [Effect::Mode("fullscreen")]);
     assert_eq!(app.answer(8)["result"]["mode"], "fullscreen");
@@ -353,6 +354,12 @@ async fn what_the_app_gives_claude_or_opens_goes_through_the_user_and_the_url_po
     assert_eq!(app.host.receive(&request(9, "ui/request-display-mode", json!({ "mode": "pip" }))).await, []);
     assert_eq!(app.answer(9)["result"]["mode"], "fullscreen");
     assert_eq!(app.host.back_inline(), Some(Effect::Mode("inline")));
+
+    // The page's theme changed: the app is told that, and only that.
+    app.host.context_changed(Some("light"), None);
+    let last = app.posted.borrow().last().cloned().unwrap();
+    assert_eq!(last["method"], "ui/notifications/host-context-changed");
+    assert_eq!(last["params"], json!({ "theme": "light" }));
 }
 
 #[tokio::test(flavor = "current_thread")]

@@ -15,22 +15,21 @@ use std::rc::Rc;
 
 use serde_json::{Value, json};
 
-use super::context::{ModelContext, read_message};
+use super::context::ModelContext;
 use super::{AppCall, Policy, document};
 use crate::agent::Consent;
 use crate::limits::check_json_depth;
 use crate::mcp::{McpClient, RequestOptions};
 use crate::platform::Platform;
-use crate::trace::RouteTarget;
 use crate::trace::{Direction, Peer, TraceKind, Tracer};
 use crate::url_policy::WebUrl;
 use futures::future::LocalBoxFuture;
-use protocol::jsonrpc::{ErrorCode, ErrorObject, Message};
+use protocol::jsonrpc::Message;
 use protocol::mcp::Tool;
 use protocol::mcp::apps::{AppResource, HTML_MIME};
 
 /// The protocol version of MCP Apps this host speaks.
-const APPS_VERSION: &str = "2026-01-26";
+pub(super) const APPS_VERSION: &str = "2026-01-26";
 /// The largest message an app may send.
 const MAX_MESSAGE_BYTES: usize = 1024 * 1024;
 /// Messages an app may send within one second before it is stopped.
@@ -51,7 +50,7 @@ pub enum Effect {
     Stopped(String),
     /// Keep this as the app's latest context for Claude's next request (replacing the last).
     Context(ModelContext),
-    /// Show the app in this mode (`"inline"` or `"fullscreen"`).
+    /// Show the app in this mode (`"inline"`, `"fullscreen"` or `"pip"`).
     Mode(&'static str),
 }
 
@@ -70,8 +69,9 @@ pub enum AppAsk {
 /// Asks the user, and carries out what was agreed to: `Err` says why it was not.
 pub type AskUser = Rc<dyn Fn(AppAsk) -> LocalBoxFuture<'static, Result<(), String>>>;
 
-/// The display modes the page offers.
-const MODES: [&str; 2] = ["inline", "fullscreen"];
+/// The display modes the page offers (picture-in-picture: a small frame that stays in a
+/// corner while the chat scrolls).
+pub(super) const MODES: [&str; 3] = ["inline", "fullscreen", "pip"];
 
 /// What the page tells the app of where it is shown.
 #[derive(Clone, Debug, PartialEq)]
@@ -86,7 +86,7 @@ pub struct HostContext {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Stage {
+pub(super) enum Stage {
     /// Waiting for the proxy to say it is ready.
     Proxy,
     /// The HTML is on its way or in; waiting for `ui/initialize`.
@@ -97,34 +97,34 @@ enum Stage {
     Stopped,
 }
 
-struct State {
-    stage: Stage,
+pub(super) struct State {
+    pub(super) stage: Stage,
     /// When each message of the last second arrived.
-    recent: VecDeque<f64>,
-    malformed: u32,
+    pub(super) recent: VecDeque<f64>,
+    pub(super) malformed: u32,
     /// The display modes the app said it supports, and the one it is shown in.
-    app_modes: Vec<String>,
-    mode: &'static str,
+    pub(super) app_modes: Vec<String>,
+    pub(super) mode: &'static str,
     /// The app asked for more than the container holds: said once on its lane, until it asks
     /// for a height that fits again.
-    held: bool,
+    pub(super) held: bool,
 }
 
 pub struct AppHost<P: Platform> {
-    call: AppCall,
-    client: Rc<McpClient<P>>,
+    pub(super) call: AppCall,
+    pub(super) client: Rc<McpClient<P>>,
     /// The tools the app's server listed (an app may call the ones for apps).
-    tools: Vec<Tool>,
-    context: HostContext,
-    tracer: Tracer,
+    pub(super) tools: Vec<Tool>,
+    pub(super) context: HostContext,
+    pub(super) tracer: Tracer,
     /// The app's lane name, and the trace's peer for it.
-    lane: String,
-    peer: Peer,
-    post: Rc<dyn Fn(Value)>,
-    ask: AskUser,
+    pub(super) lane: String,
+    pub(super) peer: Peer,
+    pub(super) post: Rc<dyn Fn(Value)>,
+    pub(super) ask: AskUser,
     /// Which of the app's calls wait for the user, as Claude's do.
-    consent: Consent,
-    state: RefCell<State>,
+    pub(super) consent: Consent,
+    pub(super) state: RefCell<State>,
 }
 
 impl<P: Platform> AppHost<P> {
@@ -278,7 +278,7 @@ impl<P: Platform> AppHost<P> {
         Effect::Stopped(why)
     }
 
-    fn send(&self, message: Message) {
+    pub(super) fn send(&self, message: Message) {
         if self.stopped() {
             return;
         }
@@ -290,15 +290,15 @@ impl<P: Platform> AppHost<P> {
         (self.post)(value);
     }
 
-    fn notify(&self, method: &str, params: Value) {
+    pub(super) fn notify(&self, method: &str, params: Value) {
         self.send(Message::notification(method, Some(params)));
     }
 
-    fn stage(&self) -> Stage {
+    pub(super) fn stage(&self) -> Stage {
         self.state.borrow().stage
     }
 
-    fn set_stage(&self, stage: Stage) {
+    pub(super) fn set_stage(&self, stage: Stage) {
         self.state.borrow_mut().stage = stage;
     }
 
@@ -398,147 +398,5 @@ impl<P: Platform> AppHost<P> {
         });
         self.notify("ui/notifications/sandbox-resource-ready", json!({ "html": document(&html, &policy), "csp": csp }));
         Ok(())
-    }
-
-    /// The answer to one of the app's requests, and what the page must do for it.
-    async fn answer(&self, method: &str, params: Value, effects: &mut Vec<Effect>) -> Result<Value, ErrorObject> {
-        let refuse = |code: i64, message: String| ErrorObject::new(ErrorCode(code), message);
-        match method {
-            "ping" => return Ok(json!({})),
-            "ui/initialize" if self.stage() == Stage::Resource => {
-                let modes = params.pointer("/appCapabilities/availableDisplayModes").and_then(Value::as_array);
-                let modes = modes.into_iter().flatten().filter_map(Value::as_str).take(8).map(str::to_owned).collect();
-                let mut s = self.state.borrow_mut();
-                s.stage = Stage::Initializing;
-                s.app_modes = modes;
-                drop(s);
-                return Ok(self.initialize_result());
-            }
-            "ui/initialize" => return Err(refuse(-32600, "ui/initialize was already answered".into())),
-            _ if self.stage() != Stage::Ready => {
-                return Err(refuse(-32002, format!("{method} before ui/notifications/initialized")));
-            }
-            _ => {}
-        }
-        match method {
-            "tools/call" => self.tools_call(&params).await,
-            "resources/read" => {
-                let uri = params.get("uri").and_then(Value::as_str).unwrap_or("");
-                let read = self.client.read_resource(uri, &RequestOptions::default()).await;
-                let result = read.map_err(|e| refuse(-32000, format!("resources/read failed: {e}")))?;
-                Ok(serde_json::to_value(result).unwrap_or(Value::Null))
-            }
-            "ui/request-display-mode" => {
-                let asked = params.get("mode").and_then(Value::as_str).unwrap_or("");
-                let mode = self.switch(asked);
-                effects.extend(mode.1);
-                Ok(json!({ "mode": mode.0 }))
-            }
-            "ui/update-model-context" => {
-                let context = ModelContext::read(&self.lane, &params)
-                    .map_err(|why| refuse(-32602, format!("Loopscope did not keep this context: {why}")))?;
-                effects.push(Effect::Context(context));
-                Ok(json!({}))
-            }
-            "ui/message" => {
-                let text = read_message(&params)
-                    .map_err(|why| refuse(-32602, format!("Loopscope did not send this message: {why}")))?;
-                (self.ask)(AppAsk::Message(text)).await.map_err(|why| refuse(-32000, why))?;
-                Ok(json!({}))
-            }
-            "ui/open-link" => {
-                let url = params.get("url").and_then(Value::as_str).unwrap_or("");
-                let url = crate::url_policy::stranger(url)
-                    .map_err(|e| refuse(-32602, format!("Loopscope does not open this link: {e}")))?;
-                (self.ask)(AppAsk::Link(url)).await.map_err(|why| refuse(-32000, why))?;
-                Ok(json!({}))
-            }
-            "ui/download-file" => Err(refuse(
-                -32601,
-                format!("Loopscope does not take {method} from apps (its ui/initialize answer did not offer it)"),
-            )),
-            _ => Err(refuse(-32601, format!("Loopscope does not answer {method} from apps"))),
-        }
-    }
-
-    fn initialize_result(&self) -> Value {
-        let c = &self.context;
-        let mut context = json!({
-            "theme": c.theme,
-            "displayMode": self.state.borrow().mode,
-            "availableDisplayModes": MODES,
-            "containerDimensions": { "width": c.width, "maxHeight": c.max_height },
-            "locale": c.locale,
-            "platform": "web",
-            "toolInfo": { "id": self.call.tool_use_id, "tool": self.call.tool },
-        });
-        if let (Some(zone), Some(fields)) = (&c.time_zone, context.as_object_mut()) {
-            fields.insert("timeZone".into(), zone.clone().into());
-        }
-        json!({
-            "protocolVersion": APPS_VERSION,
-            "hostInfo": { "name": "Loopscope", "version": env!("CARGO_PKG_VERSION") },
-            "hostCapabilities": {
-                "serverTools": {}, "serverResources": {}, "logging": {}, "openLinks": {},
-                "message": { "text": {} }, "updateModelContext": { "text": {}, "structuredContent": {} },
-            },
-            "hostContext": context,
-        })
-    }
-
-    /// Switches to the mode the app asked for, if the page offers it and the app said it
-    /// supports it (the answer is the mode it is then in); the app is told its new context.
-    fn switch(&self, asked: &str) -> (&'static str, Option<Effect>) {
-        let current = self.state.borrow().mode;
-        let offered = MODES.iter().copied().find(|m| *m == asked);
-        let supported = self.state.borrow().app_modes.iter().any(|m| m == asked);
-        match offered {
-            Some(mode) if supported && mode != current => {
-                self.state.borrow_mut().mode = mode;
-                self.notify("ui/notifications/host-context-changed", json!({ "displayMode": mode }));
-                (mode, Some(Effect::Mode(mode)))
-            }
-            _ => (current, None),
-        }
-    }
-
-    /// The user left fullscreen from the page: the app is told, and shown inline again.
-    pub fn back_inline(&self) -> Option<Effect> {
-        if self.stopped() || self.state.borrow().mode == "inline" {
-            return None;
-        }
-        self.state.borrow_mut().mode = "inline";
-        self.notify("ui/notifications/host-context-changed", json!({ "displayMode": "inline" }));
-        Some(Effect::Mode("inline"))
-    }
-
-    /// An app's `tools/call`: only to its own server, only a tool the server listed whose
-    /// visibility includes apps.
-    async fn tools_call(&self, params: &Value) -> Result<Value, ErrorObject> {
-        let refuse = |message: String| ErrorObject::new(ErrorCode(-32000), message);
-        let name =
-            params.get("name").and_then(Value::as_str).ok_or_else(|| refuse("tools/call without a name".into()))?;
-        let label = &self.call.server_label;
-        let shown: String = name.chars().filter(|c| !c.is_control()).take(60).collect();
-        let tool = self.tools.iter().find(|t| t.name == name).ok_or_else(|| {
-            refuse(format!(
-                "the MCP server \"{label}\" lists no tool \"{shown}\": an app calls only its own server's tools"
-            ))
-        })?;
-        if !tool.for_app() {
-            return Err(refuse(format!(
-                "\"{shown}\" is not for apps (its _meta.ui.visibility has no \"app\"): Loopscope did not call it"
-            )));
-        }
-        let arguments = params.get("arguments").cloned().unwrap_or_else(|| json!({}));
-        let target =
-            RouteTarget::Server { server_id: self.call.server_id.clone(), label: label.clone(), tool: name.to_owned() };
-        if let Some(why) = self.consent.ask_why(&target) {
-            let ask = AppAsk::Call { tool: shown.clone(), arguments: arguments.clone(), why: why.reason };
-            (self.ask)(ask).await.map_err(refuse)?;
-        }
-        let result = self.client.call_tool(name, arguments, &RequestOptions::default()).await;
-        let result = result.map_err(|e| refuse(format!("tools/call {shown} on \"{label}\" failed: {e}")))?;
-        Ok(serde_json::to_value(result).unwrap_or(Value::Null))
     }
 }

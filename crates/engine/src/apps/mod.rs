@@ -8,6 +8,7 @@
 mod context;
 mod csp;
 mod host;
+mod requests;
 mod sandbox;
 
 pub use context::{MAX_CHARS, ModelContext, read_message, with_contexts};
