@@ -97,6 +97,14 @@ pub fn prefix(s: &str, max: usize) -> &str {
     s.get(..end).unwrap_or_default()
 }
 
+/// A stranger's name or entry as a line of text: no control characters, at most `max`
+/// characters (not bytes), and whether it was cut.
+pub fn one_line(s: &str, max: usize) -> (String, bool) {
+    let mut chars = s.chars().filter(|c| !c.is_control());
+    let line: String = chars.by_ref().take(max).collect();
+    (line, chars.next().is_some())
+}
+
 #[cfg(test)]
 mod tests {
     use super::{content_text, first_sentence, prefix};

@@ -101,8 +101,8 @@ fn source(entry: &str) -> Result<String, &'static str> {
 
 /// A declared entry as the dropped list says it: short, on one line.
 fn shown(entry: &str) -> String {
-    let line: String = entry.chars().filter(|c| !c.is_control()).take(60).collect();
-    if entry.chars().count() > 60 { format!("\"{line}…\"") } else { format!("\"{line}\"") }
+    let (line, cut) = crate::text::one_line(entry, 60);
+    if cut { format!("\"{line}…\"") } else { format!("\"{line}\"") }
 }
 
 #[cfg(test)]

@@ -38,7 +38,7 @@ pub struct AppCall {
 impl AppCall {
     /// The app's lane on the timeline: its tool and server, and which instance it is.
     pub fn lane(&self, instance: u32) -> String {
-        let short = |s: &str| s.chars().filter(|c| !c.is_control()).take(40).collect::<String>();
+        let short = |s: &str| crate::text::one_line(s, 40).0;
         format!("{} · {} #{instance}", short(&self.tool.name), short(&self.server_label))
     }
 }

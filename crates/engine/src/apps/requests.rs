@@ -158,7 +158,7 @@ impl<P: Platform> AppHost<P> {
         let name =
             params.get("name").and_then(Value::as_str).ok_or_else(|| refuse("tools/call without a name".into()))?;
         let label = &self.call.server_label;
-        let shown: String = name.chars().filter(|c| !c.is_control()).take(60).collect();
+        let shown = crate::text::one_line(name, 60).0;
         let tool = self.tools.iter().find(|t| t.name == name).ok_or_else(|| {
             refuse(format!(
                 "the MCP server \"{label}\" lists no tool \"{shown}\": an app calls only its own server's tools"
