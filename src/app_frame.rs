@@ -16,7 +16,8 @@ use futures::FutureExt;
 use futures::channel::oneshot;
 
 use crate::state::{Services, use_services};
-use engine::apps::{AppAsk, AppCall, AppHost, Effect, HostContext, Sandbox};
+use engine::apps::{AppAsk, AppHost, Effect, HostContext, Sandbox};
+use engine::chat::Block;
 
 /// How long an app may take to say it is initialised before it is removed.
 const START_MS: u64 = 15_000;
@@ -52,10 +53,16 @@ fn context() -> HostContext {
     }
 }
 
-/// The app of one call, or the sentence that says why it cannot be shown.
+/// The app of one call, or the sentence that says why it cannot be shown; told of the call as
+/// it moves on (Claude writing it, its input, its result).
 #[component]
-pub fn AppFrame(call: Box<AppCall>) -> impl IntoView {
+pub fn AppFrame(block: RwSignal<Block>) -> impl IntoView {
     let svc = use_services();
+    let app_of = |b: &Block| match b {
+        Block::Tool { call, .. } => call.app.clone(),
+        _ => None,
+    };
+    let Some(call) = block.with_untracked(app_of) else { return ().into_any() };
     let page = window().location().href().unwrap_or_default();
     let sandbox = match Sandbox::choose(&page, built_with().as_deref()) {
         Ok(s) => s,
@@ -116,7 +123,18 @@ pub fn AppFrame(call: Box<AppCall>) -> impl IntoView {
     // a lesson's or a replay's servers).
     let ask_each = svc.settings.data.with_untracked(|d| d.ask_before_tools);
     let consent = svc.consent().with_ask_each(ask_each);
-    let host = Rc::new(AppHost::new(*call, client, tools, context(), instance, post, ask).with_consent(consent));
+    let host = AppHost::new(*call, client, tools, context(), instance, post, ask);
+    let host = Rc::new(host.with_consent(consent).with_pause(svc.pausing.pauser()));
+    let fed = host.clone();
+    leptos::prelude::Effect::new(move |_| {
+        let feed = block.with(|b| match b {
+            Block::Tool { call, .. } => call.app_feed(),
+            _ => None,
+        });
+        if let Some(feed) = feed {
+            fed.feed(feed);
+        }
+    });
     let apply = move |effects: Vec<Effect>| {
         for effect in effects {
             match effect {
@@ -251,6 +269,16 @@ fn Asking(what: AppAsk, reply: impl Fn(bool) + Copy + Send + Sync + 'static) -> 
             "Run it",
             "Don't run",
         ),
+        AppAsk::Download(files) => (
+            "The app asks to save these files to your computer (as plain bytes, opened by nothing):",
+            files
+                .iter()
+                .map(|f| format!("{} ({}, {})", f.name, f.mime, engine::limits::bytes(f.bytes.len() as u64)))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            "Save",
+            "Don't save",
+        ),
     };
     view! {
         <div class="app-ask" role="group" aria-label="The app asks">
@@ -262,14 +290,21 @@ fn Asking(what: AppAsk, reply: impl Fn(bool) + Copy + Send + Sync + 'static) -> 
     }
 }
 
-/// Does what the user agreed to: sends the app's message as the next turn, or opens its link
-/// in a new tab with no way back to this page.
+/// Does what the user agreed to: sends the app's message as the next turn, opens its link in a
+/// new tab with no way back to this page, or saves its files.
 fn carry_out(svc: Services, app: &str, what: AppAsk, agreed: bool) -> Result<(), String> {
     match (what, agreed) {
         (AppAsk::Message(_), false) => Err("The user did not send the app's message.".into()),
         (AppAsk::Link(_), false) => Err("The user did not open the link.".into()),
         (AppAsk::Call { .. }, false) => Err("The user did not let the app make this call.".into()),
         (AppAsk::Call { .. }, true) => Ok(()),
+        (AppAsk::Download(_), false) => Err("The user did not save the files.".into()),
+        (AppAsk::Download(files), true) => {
+            for file in files {
+                crate::save_file::save_file(&file.name, &file.bytes, "application/octet-stream");
+            }
+            Ok(())
+        }
         (AppAsk::Message(text), true) => svc.conversation.send_from_app(svc, app, text),
         (AppAsk::Link(url), true) => {
             let opened = window().open_with_url_and_target_and_features(&url.href(), "_blank", "noopener,noreferrer");

@@ -43,7 +43,8 @@ fn ToolCallView(block: RwSignal<Block>) -> impl IntoView {
     let status = move || tool(block, |c| Some(c.state.status())).unwrap_or(ToolStatus::Writing);
     let input = Memo::new(move |_| tool(block, |c| c.input.clone()));
     let partial = move || tool(block, |c| (c.input.is_none() && !c.partial.is_empty()).then(|| c.partial.clone()));
-    let app = Memo::new(move |_| tool(block, |c| c.app.clone()));
+    // Its app is drawn once, from Claude's first piece of the call on; it follows the call itself.
+    let has_app = Memo::new(move |_| tool(block, |c| c.app.is_some()));
     let ended = Memo::new(move |_| {
         tool(block, |c| match &c.state {
             ToolState::Ended(outcome) => Some(outcome.clone()),
@@ -76,8 +77,8 @@ fn ToolCallView(block: RwSignal<Block>) -> impl IntoView {
                     .why_not_run()
                     .map(|why| view! { <p class="not-run-why">{why.to_owned()}</p> }.into_any()),
             }}
-            {move || app.get().map(|call| view! {
-                <OnDemand what="app's host" load=move || crate::chunks::app_frame(call.clone())/>
+            {move || has_app.get().then(|| view! {
+                <OnDemand what="app's host" load=move || crate::chunks::app_frame(block)/>
             })}
         </div>
     }

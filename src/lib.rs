@@ -16,6 +16,7 @@ mod dialogs;
 mod loop_settings;
 pub mod platform;
 mod presenter;
+mod save_file;
 mod schema_form;
 mod servers;
 mod settings_panel;

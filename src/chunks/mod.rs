@@ -77,8 +77,8 @@ split_point! {
 split_point! {
     /// An MCP App under its tool call in the chat: the sandbox's frame and the app's host. In
     /// the explore chunk, with the other extensions' code (skills).
-    explore: fn app_frame(call: Box<engine::apps::AppCall>) {
-        Ok(ViewFn::from(move || view! { <crate::app_frame::AppFrame call=call.clone()/> }.into_any()))
+    explore: fn app_frame(block: RwSignal<engine::chat::Block>) {
+        Ok(ViewFn::from(move || view! { <crate::app_frame::AppFrame block/> }.into_any()))
     }
 }
 

@@ -4,7 +4,6 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use wasm_bindgen::JsCast;
 
 use super::Services;
 use engine::session::{SESSION_VERSION, Session, SessionServer, TranscriptItem, TurnDiff, compare, turns};
@@ -71,30 +70,6 @@ impl Default for Sessions {
     }
 }
 
-/// Offers `text` as a file download.
-fn download(name: &str, text: &str) {
-    let parts = js_sys::Array::of1(&text.into());
-    let options = web_sys::BlobPropertyBag::new();
-    options.set_type("application/json");
-    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options) else { return };
-    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else { return };
-    if let Ok(a) = document().create_element("a") {
-        let _ = a.set_attribute("href", &url);
-        let _ = a.set_attribute("download", name);
-        if let Ok(a) = a.dyn_into::<web_sys::HtmlElement>() {
-            a.click();
-        }
-    }
-    // The download starts after this task: revoking the URL now leaves some browsers with
-    // nothing to save. A minute later the file has long been taken.
-    leptos::prelude::set_timeout(
-        move || {
-            let _ = web_sys::Url::revoke_object_url(&url);
-        },
-        std::time::Duration::from_secs(60),
-    );
-}
-
 impl Services {
     /// The server names the timeline's lanes use: the recording's while one is viewed.
     pub fn lane_names(&self) -> Vec<(String, String)> {
@@ -134,7 +109,7 @@ impl Services {
         let text = self.runtime(|r| session.to_json(&r.tracer));
         let (stamp, _) = engine::time::format_iso(session.exported_at_ms, 0);
         let stamp: String = stamp.chars().filter(char::is_ascii_digit).take(12).collect();
-        download(&format!("loopscope-session-{stamp}.json"), &text);
+        crate::save_file::save_file(&format!("loopscope-session-{stamp}.json"), text.as_bytes(), "application/json");
     }
 
     /// Shows a recorded session read-only, in place of this one.

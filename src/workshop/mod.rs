@@ -43,7 +43,8 @@ pub fn WorkshopBody() -> impl IntoView {
         <LessonChoices/>
         <h3>"Breakpoints"</h3>
         <p class="muted">"The loop stops there and shows what it is about to send, editable; Continue (F8) or \
-            Step (F10) goes on. The timeline's phase chips and the chat's Step button set them too."</p>
+            Step (F10) goes on. The timeline's phase chips and the chat's Step button set them too. An MCP App's \
+            message stops before the page reads it: continue, edit it, drop it or close the app."</p>
         <BreakpointChoices/>
         <h3>"Sessions"</h3>
         <SessionChoices/>

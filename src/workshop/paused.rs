@@ -7,16 +7,8 @@ use leptos::prelude::*;
 
 use crate::state::use_services;
 use crate::widgets::Code;
-use engine::agent::{Breakpoint, Draft, Resume, Stop, judge, route_hint};
+use engine::agent::{Breakpoint, Draft, Resume, judge, route_hint};
 use engine::text::pretty;
-use engine::timeline::phase_title;
-
-fn heading(stop: &Stop) -> String {
-    match stop.at.phase() {
-        Some(p) => format!("Paused at phase {p}: {} (round {})", phase_title(p), stop.iteration),
-        None => format!("Paused on an error (round {})", stop.iteration),
-    }
-}
 
 /// Where a stop at a breakpoint shows; its contents are a chunk, loaded when the loop first stops.
 #[component]
@@ -35,6 +27,8 @@ pub fn PausedBody() -> impl IntoView {
     let draft = pausing.draft;
     let verdict = Memo::new(move |_| stop.with(|s| s.as_ref().map(|s| draft.with(|d| judge(s, d)))));
     let resume = move |step: bool| {
+        // Step goes on to the loop's next phase; an app's stop has none.
+        let step = step && stop.with_untracked(|s| s.as_ref().is_some_and(|s| s.at.in_loop()));
         let how = match verdict.get_untracked().as_ref().map(Draft::to_send) {
             Some(Err(_)) => return,
             Some(Ok(Some(v))) => Resume::Edited(v),
@@ -66,12 +60,13 @@ pub fn PausedBody() -> impl IntoView {
             let phase = s.at.phase().map_or("error".to_owned(), |p| format!("phase-{p}"));
             let editable = s.at.editable();
             let skippable = s.at.skippable();
+            let (skip_words, stop_words, steps) = (s.at.skip_words(), s.at.stop_words(), s.at.in_loop());
             let original = pretty(&s.payload);
             let restore = original.clone();
             view! {
                 <section class=format!("paused {phase}") role="region" aria-labelledby="paused-title">
                     <div class="paused-side">
-                        <h2 id="paused-title">{heading(&s)}</h2>
+                        <h2 id="paused-title">{s.heading()}</h2>
                         <p class="paused-what">{format!("{} — stopped {}.", s.title, s.at.describe())}</p>
                         {s.problem.clone().map(|p| view! { <p class="form-error" role="alert">{format!("That edit cannot be used: {p}")}</p> })}
                         {(!s.targets.is_empty()).then(|| {
@@ -91,20 +86,22 @@ pub fn PausedBody() -> impl IntoView {
                         })}
                         <div class="card-actions paused-actions">
                             <button type="button" class="primary" prop:disabled=blocked on:click=move |_| resume(false)>"Continue (F8)"</button>
-                            <button type="button" prop:disabled=blocked on:click=move |_| resume(true)>"Step to the next phase (F10)"</button>
+                            {steps.then(|| view! {
+                                <button type="button" prop:disabled=blocked on:click=move |_| resume(true)>"Step to the next phase (F10)"</button>
+                            })}
                             {skippable.then(|| view! {
-                                <button type="button" on:click=move |_| pausing.skip()>"Skip this call"</button>
+                                <button type="button" on:click=move |_| pausing.skip()>{skip_words}</button>
                             })}
                             {editable.then(|| view! {
                                 <button type="button" class="link" on:click=move |_| draft.set(restore.clone())>"Restore the original"</button>
                             })}
-                            <button type="button" class="danger" on:click=move |_| svc.stop_turn()>"Stop the turn"</button>
+                            <button type="button" class="danger" on:click=move |_| svc.stop_here()>{stop_words}</button>
                         </div>
                     </div>
                     <div class="paused-payload">
                         {if editable {
                             view! {
-                                <label for="paused-payload">"As it will be sent (edit the JSON to change it)"</label>
+                                <label for="paused-payload">{s.at.payload_words()}</label>
                                 <textarea id="paused-payload" class="json-editor" rows="10" spellcheck="false"
                                     prop:value=move || draft.get() on:input=move |ev| draft.set(event_target_value(&ev))></textarea>
                             }.into_any()
@@ -124,7 +121,7 @@ pub fn BreakpointChoices() -> impl IntoView {
     let pausing = use_services().pausing;
     view! {
         <fieldset class="breakpoints">
-            <legend>"Stop the loop"</legend>
+            <legend>"Stop the loop, or an app"</legend>
             {Breakpoint::ALL.map(|b| view! {
                 <label class="check">
                     <input type="checkbox" prop:checked=move || pausing.is_set(b) on:change=move |_| pausing.toggle(b)/>

@@ -1,6 +1,7 @@
 // MCP Apps against the ext-apps repository's own debug server (@modelcontextprotocol/server-debug):
 // `debug-tool` has an app, `debug-refresh` and `debug-log` are for the app only. A host keeps a
 // tool for its app only away from the model, and shows the app after a call.
+import { readFileSync } from "node:fs";
 import { test, expect } from "@playwright/test";
 import { URLS } from "./fixtures.mjs";
 import { addServer, ask, openRow, reply, requests, script, snap, timelineRow, toolUse, useFakeClaude, watchConsole, openApp } from "./support.mjs";
@@ -111,25 +112,68 @@ test("the debug app shows under Claude's call, sandboxed on another origin, with
   console.expectNone();
 });
 
+// An app is shown as soon as Claude starts writing its call: the debug app hears the arguments
+// grow (tool-input-partial, each closed into an object) before the complete input and result.
+test("an app shown while Claude writes its call hears the arguments grow, then the input and the result", async ({ page }) => {
+  const console = watchConsole(page);
+  await openApp(page);
+  const key = "sk-e2e-apps-partial";
+  await useFakeClaude(page, key);
+  await addServer(page, URLS.appsDebug, "debug");
+  const input = { contentType: "text", largeInput: "Arguments arrive a parameter at a time, and the app sees them grow." };
+  await script(key, [
+    { reply: { content: [{ tool_use: { name: "debug_debug-tool", input } }], event_delay_ms: 2000 } },
+    reply({ text: "Done." }),
+  ]);
+  // (Not `ask`, which waits for the turn's end.)
+  await page.getByRole("textbox", { name: "Message", exact: true }).fill("Show me the debug tool's app while you write the call.");
+  await page.getByRole("button", { name: "Send" }).click();
+
+  // The app is there while the call is still being written.
+  const figure = page.getByRole("figure", { name: /^App: debug-tool · debug #\d+$/ });
+  await expect(figure).toBeVisible();
+  const chat = page.getByRole("log", { name: "Conversation" });
+  await expect(chat.locator(".tool-call.writing")).toBeVisible();
+  const app = page.frameLocator('iframe[title^="App: debug-tool"]').frameLocator("iframe");
+  await expect(app.locator("#event-log")).toContainText("ontoolinputpartial", { timeout: 20_000 });
+  await figure.scrollIntoViewIfNeeded();
+  await snap(page, "apps-partial");
+  await expect(app.locator("#event-log")).toContainText("ontoolresult", { timeout: 30_000 });
+
+  // On the app's lane: partial arguments, each an object so far, then the input, then the result.
+  await openRow(page, /^Loopscope to App: debug-tool · debug #\d+: ui\/notifications\/tool-input-partial/);
+  await expect(page.getByRole("dialog").first()).toContainText('"contentType": "text"');
+  await page.keyboard.press("Escape");
+  await expect(await timelineRow(page, /^Loopscope to App: debug-tool · debug #\d+: ui\/notifications\/tool-input(?!-)/)).toBeVisible();
+  await expect(await timelineRow(page, /^Loopscope to App: debug-tool · debug #\d+: ui\/notifications\/tool-result/)).toBeVisible();
+  console.expectNone();
+});
+
+/**
+ * The demo server's chart app, shown after Claude's call (with the fake Messages API under
+ * `key`, whose later replies are `then`): its figure in the chat and the app inside its frames.
+ */
+async function demoApp(page, key, then) {
+  await openApp(page);
+  await useFakeClaude(page, key);
+  await page.getByRole("button", { name: "Add the demo server" }).click();
+  await expect(page.getByRole("article", { name: "demo" }).getByText("connected", { exact: true })).toBeVisible();
+  await script(key, [reply(toolUse("demo_chart_words", {})), ...then]);
+  await ask(page, "Chart the words per note.");
+  const figure = page.getByRole("figure", { name: /^App: chart_words · demo #\d+$/ });
+  const app = page.frameLocator('iframe[title^="App: chart_words · demo"]').frameLocator("iframe");
+  return { figure, app };
+}
+
 // The demo server's app, for a workshop with no server of its own: Claude asks for the chart;
 // the app reads a note through its app-only tool; what it gives Claude (its context, and a
 // message the user agrees to send) reaches the next request exactly as the timeline shows it.
 test("the demo server's chart app: its own tool call, its context and its message, each only as the user agrees", async ({ page }) => {
   const console = watchConsole(page);
-  await openApp(page);
   const key = "sk-e2e-apps-demo";
-  await useFakeClaude(page, key);
-  await page.getByRole("button", { name: "Add the demo server" }).click();
-  await expect(page.getByRole("article", { name: "demo" }).getByText("connected", { exact: true })).toBeVisible();
-  await script(key, [
-    reply(toolUse("demo_chart_words", {})),
-    reply({ text: "Here is the chart." }),
-    reply({ text: "It says MCP keeps clients apart from tools." }),
-  ]);
-  await ask(page, "Chart the words per note.");
+  const then = [reply({ text: "Here is the chart." }), reply({ text: "It says MCP keeps clients apart from tools." })];
+  const { figure, app } = await demoApp(page, key, then);
   const chat = page.getByRole("log", { name: "Conversation" });
-  const figure = page.getByRole("figure", { name: /^App: chart_words · demo #\d+$/ });
-  const app = page.frameLocator('iframe[title^="App: chart_words · demo"]').frameLocator("iframe");
 
   // A bar is a call to read_note, a tool for the app only: on the server's lane, and in the app.
   await app.getByRole("button", { name: "mcp" }).click();
@@ -177,6 +221,80 @@ test("the demo server's chart app: its own tool call, its context and its messag
   const dark = await app.locator("body").evaluate((b) => b.classList.contains("dark"));
   await page.getByRole("button", { name: /^Switch to (dark|light) theme$/ }).click();
   await expect(app.locator("body")).toHaveClass(dark ? /^(?!.*\bdark\b)/ : /\bdark\b/);
+  console.expectNone();
+});
+
+// Break on an app's message (workshop mode): the app's own call stops before the page reads it;
+// the page reads the user's edit, a dropped message is answered with why, and each stop is a row
+// on the app's lane, while the loop itself never stopped.
+test("break on an app's message: the page reads the user's edit, a dropped one is answered with why", async ({ page }) => {
+  const console = watchConsole(page);
+  const { app } = await demoApp(page, "sk-e2e-apps-break", [reply({ text: "Here is the chart." })]);
+  await expect(app.getByRole("button", { name: "mcp" })).toBeVisible();
+  await expect(page.getByRole("log", { name: "Conversation" }).getByText("Here is the chart.")).toBeVisible();
+
+  const workshop = page.getByRole("region", { name: "Workshop" });
+  await workshop.getByText("Workshop", { exact: true }).click();
+  const breakpoint = workshop.getByLabel("when an MCP App sends the page a message");
+  await breakpoint.check();
+
+  // The bar's call to read_note stops: the user makes it read another note.
+  await app.getByRole("button", { name: "mcp" }).click();
+  const paused = page.getByRole("region", { name: "Paused on an MCP App's message" });
+  await expect(paused).toBeVisible();
+  await expect(paused.locator(".paused-what")).toHaveText(
+    /^tools\/call from App: chart_words · demo #\d+ — stopped when an MCP App sends the page a message\.$/,
+  );
+  await expect(paused.getByRole("button", { name: /^Step/ })).toHaveCount(0);
+  const editor = paused.getByLabel("As the page will read it");
+  await expect(editor).toHaveValue(/"id": "mcp"/);
+  // The app waits for the answer to the id it sent: an edit of the id is refused.
+  await editor.fill((await editor.inputValue()).replace(/"id": \d+/, '"id": 999'));
+  await expect(paused.getByRole("status")).toContainText("Cannot be sent: the id must stay as it is");
+  await paused.getByRole("button", { name: "Restore the original" }).click();
+  await editor.fill((await editor.inputValue()).replace('"id": "mcp"', '"id": "layers"'));
+  await expect(paused.getByRole("status")).toContainText("Edited: valid");
+  await snap(page, "apps-paused-message");
+  await paused.getByRole("button", { name: "Continue (F8)" }).click();
+  await expect(app.locator("#note")).toHaveText(/^layers: HTTP status is the truck/);
+  // Then the app says its new height: every message it sends stops, this one too.
+  const what = paused.locator(".paused-what");
+  await expect(what).toHaveText(/^ui\/notifications\/size-changed from App: chart_words/);
+  await page.keyboard.press("F8");
+
+  // Dropped: the app is answered with why, and the server never hears of it.
+  await app.getByRole("button", { name: "jsonrpc" }).click();
+  await expect(what).toHaveText(/^tools\/call from App: chart_words/);
+  await paused.getByRole("button", { name: "Drop this message" }).click();
+  await expect(app.locator("#note")).toHaveText("Could not read it: The user dropped tools/call at a breakpoint in Loopscope.");
+  await breakpoint.uncheck();
+
+  await expect(await timelineRow(page, /^Note: paused on an app's message · tools\/call from App: chart_words · demo #\d+, breakpoint, edited/)).toBeVisible();
+  await expect(await timelineRow(page, /^Note: paused on an app's message · tools\/call from App: chart_words · demo #\d+, breakpoint, skipped/)).toBeVisible();
+  console.expectNone();
+});
+
+// The demo app saves a note (ui/download-file): only as the user agrees, as the file it named.
+test("the demo app saves a note only when the user agrees", async ({ page }) => {
+  const console = watchConsole(page);
+  const { figure, app } = await demoApp(page, "sk-e2e-apps-save", [reply({ text: "Here is the chart." })]);
+  await app.getByRole("button", { name: "jsonrpc" }).click();
+  await app.getByRole("button", { name: "Save this note" }).click();
+  const asks = figure.getByRole("group", { name: "The app asks" });
+  await expect(asks.locator("pre")).toHaveText(/^jsonrpc\.txt \(text\/plain, 63 bytes\)$/);
+  await asks.scrollIntoViewIfNeeded();
+  await snap(page, "apps-save");
+  await asks.getByRole("button", { name: "Don't save" }).click();
+  await expect(app.locator("#note")).toHaveText("Not saved: The user did not save the files.");
+
+  await app.getByRole("button", { name: "jsonrpc" }).click();
+  await app.getByRole("button", { name: "Save this note" }).click();
+  const saved = page.waitForEvent("download");
+  await asks.getByRole("button", { name: "Save", exact: true }).click();
+  const file = await saved;
+  expect(file.suggestedFilename()).toBe("jsonrpc.txt");
+  expect(readFileSync(await file.path(), "utf8")).toBe("JSON-RPC 2.0 is a strict contract: jsonrpc, method, params, id.");
+  await expect(app.locator("#note")).toHaveText("Saved jsonrpc.txt.");
   console.expectNone();
 });
 

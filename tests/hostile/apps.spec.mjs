@@ -39,6 +39,14 @@ test("a hostile app cannot read the page's storage or key, navigate it, reach ou
   expect(s.other).toEqual([]);
   expect(s.calls.map((c) => [c.name, c.arguments])).toEqual([["show", { mode: "probe" }]]);
   await expect(page).toHaveURL(/\/loopscope\/$/);
+  // The file it asks to save: a plain name, saved as bytes only once the user agrees.
+  const asks = page.getByRole("figure", { name: /^App: show · evil/ }).getByRole("group", { name: "The app asks" });
+  await expect(asks).toContainText(/^The app asks to save these files to your computer .*authorized_keys_gpj\.html \(text\/html, \d+ bytes\)/);
+  const saved = page.waitForEvent("download");
+  await asks.getByRole("button", { name: "Save", exact: true }).click();
+  const file = await saved;
+  expect(file.suggestedFilename()).toBe("authorized_keys_gpj.html");
+  await expect(report).toContainText("download: saved");
   await attack.expectNoScript();
   expect(attack.popups).toEqual([]);
   await page.getByRole("figure", { name: /^App: show · evil/ }).scrollIntoViewIfNeeded();

@@ -183,3 +183,35 @@ async fn a_call_rerouted_at_phase_3_runs_where_the_edit_sends_it() {
     );
     assert!(trace.iter().any(|e| matches!(&e.kind, TraceKind::LocalCall { function, .. } if function == "calculate")));
 }
+
+/// Stops at the request and never answers: the page's banner, left alone.
+struct NeverAnswers;
+
+impl Pauser for NeverAnswers {
+    fn breaks_at(&self, at: Breakpoint) -> bool {
+        at == Breakpoint::Request
+    }
+    fn pause(&self, _: Stop) -> LocalBoxFuture<'static, Resume> {
+        futures::future::pending().boxed_local()
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_turn_stopped_while_it_waits_at_a_breakpoint_ends_without_its_answer() {
+    let s = setup("sk-bp-cancel").await;
+    let cancel = CancelToken::new();
+    let turn = Turn { pause: Some(Rc::new(NeverAnswers)), ..Turn::new(&s.settings, &s.servers, &cancel, 4) };
+    let stop_soon = async {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        cancel.cancel();
+    };
+    let run = s.agent.run(Vec::new(), Message::user_text("search"), &turn, Rc::new(|_| {}));
+    let bounded = tokio::time::timeout(std::time::Duration::from_secs(5), run);
+    let (out, ()) = futures::join!(bounded, stop_soon);
+    let out = out.expect("the stopped turn still waited for the page's answer");
+    assert_eq!(out.end, TurnEnd::Aborted);
+    let stopped =
+        s.trace.borrow().iter().any(|e| matches!(&e.kind, TraceKind::Resumed { how: ResumeHow::Stopped, .. }));
+    assert!(stopped, "the trace does not say the stop ended");
+    assert!(s.fake.requests("sk-bp-cancel").is_empty(), "the request went to Claude after all");
+}

@@ -201,3 +201,30 @@ fn every_error_layer_gets_its_own_badge_and_story() {
     assert!(rpc_story.steps[3].text.contains("-32602 Invalid params"));
     assert_eq!(rpc_story.rpc.len(), 2, "the JSON-RPC request and its error");
 }
+
+#[test]
+fn the_loop_and_an_app_stopped_at_once_each_resume_on_their_own_row() {
+    use engine::trace::{Peer, ResumeHow, TraceKind};
+    let event = |seq: u64, peer: Peer, kind: TraceKind| TraceEvent { seq, at_ms: seq as f64, peer, kind };
+    let app = Peer::App("chart_words · demo #1".into());
+    let paused = |at, title: &str| TraceKind::Paused { at, iteration: 1, title: title.into(), payload: json!({}) };
+    let resumed = |at, how| TraceKind::Resumed { at, how, edited: None };
+    let timeline = project(&[
+        event(0, Peer::Client, paused(Breakpoint::Route, "route read_note")),
+        event(1, app.clone(), paused(Breakpoint::AppMessage, "tools/call from App: chart_words · demo #1")),
+        event(2, app, resumed(Breakpoint::AppMessage, ResumeHow::Skipped)),
+        event(3, Peer::Client, resumed(Breakpoint::Route, ResumeHow::Continued)),
+    ]);
+    let rows: Vec<(&str, Vec<&str>)> = timeline
+        .rows()
+        .iter()
+        .map(|r| (r.label.as_str(), r.badges.iter().map(|b| b.text.as_str()).collect()))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("paused at phase 3", vec!["breakpoint", ResumeHow::Continued.word()]),
+            ("paused on an app's message", vec!["breakpoint", ResumeHow::Skipped.word()]),
+        ]
+    );
+}

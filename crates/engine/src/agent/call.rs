@@ -226,20 +226,12 @@ fn app_call(
     tool_use: &ToolUse,
     outcome: &Result<CallToolResult, McpError>,
 ) -> Option<AppCall> {
-    let resource_uri = tool.ui()?.resource_uri?;
     let result = match outcome {
         Ok(r) => Ok(serde_json::to_value(r).unwrap_or(Value::Null)),
         Err(e) => Err(e.to_string()),
     };
-    Some(AppCall {
-        server_id: server_id.to_owned(),
-        server_label: label.to_owned(),
-        tool: tool.clone(),
-        resource_uri,
-        tool_use_id: tool_use.id.clone(),
-        arguments: tool_use.input.clone(),
-        result,
-    })
+    let app = AppCall::of(tool, server_id, label, &tool_use.id)?;
+    Some(AppCall { arguments: Some(tool_use.input.clone()), result: Some(result), ..app })
 }
 
 /// What Claude reads when an MCP call fails: which layer, what happened, what it can do.

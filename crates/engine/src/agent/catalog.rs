@@ -103,6 +103,14 @@ impl Catalog {
         self.entries.iter().find(|e| e.name == name)
     }
 
+    /// The app of Claude's call `tool_use_id` of `name`, if that tool comes with one (MCP Apps):
+    /// shown as soon as Claude starts writing the call.
+    pub fn app_of(&self, name: &str, tool_use_id: &str) -> Option<crate::apps::AppCall> {
+        let Origin::Server { server_id, label, tool } = &self.lookup(name)?.origin else { return None };
+        let (_, listed) = self.apps.iter().find(|(s, t)| s == server_id && &t.name == tool)?;
+        crate::apps::AppCall::of(listed, server_id, label, tool_use_id)
+    }
+
     /// The client's tools for the request, with a cache breakpoint on the last one.
     pub fn tool_defs(&self) -> Vec<ToolDef> {
         self.tools_with(&[], &ToolFlags::default()).unwrap_or_default()

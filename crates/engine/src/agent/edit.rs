@@ -22,6 +22,8 @@ pub enum Edit {
     Route { input: Value, to: RouteTarget },
     /// Phase 4: this user message with the tool_results.
     Results(Message),
+    /// An MCP App's message, as the page will read it instead of what the app sent.
+    AppMessage(protocol::jsonrpc::Message),
 }
 
 /// Why an edit at a breakpoint cannot be used at all.
@@ -51,6 +53,10 @@ pub enum EditError {
     /// The route names a function or server the page does not have; `can_go` lists those it has.
     #[error("route goes nowhere this page knows; it can go {}", can_go.join("; "))]
     RouteUnknown { can_go: Vec<String> },
+    /// An app's request kept its id but not as it was (or a notification gained one): the app
+    /// waits for the answer to the id it sent.
+    #[error("the id must stay as it is: the app waits for the answer to the id it sent")]
+    AppIdChanged,
     #[error("nothing to edit here")]
     NotEditable,
 }
@@ -132,8 +138,21 @@ pub fn read_edit(stop: &Stop, edited: &Value) -> Result<(Edit, Option<HistoryErr
             Ok((Edit::Results(message), history::check(&all).err()))
         }
         Breakpoint::Route => route_edit(stop, edited).map(|(input, to)| (Edit::Route { input, to }, None)),
+        Breakpoint::AppMessage => app_edit(stop, edited).map(|edit| (edit, None)),
         Breakpoint::Error => Err(EditError::NotEditable),
     }
+}
+
+/// An edit of an app's message: a JSON-RPC 2.0 message with the id the app sent (it waits for
+/// the answer to that id). Apart from [`read_edit`], so that an app's host carries no reader of
+/// the loop's payloads.
+pub fn app_edit(stop: &Stop, edited: &Value) -> Result<Edit, EditError> {
+    let message = protocol::jsonrpc::Message::from_value(edited.clone())
+        .map_err(|e| EditError::NotA { what: "a JSON-RPC 2.0 message", reason: e.to_string() })?;
+    if edited.get("id") != stop.payload.get("id") {
+        return Err(EditError::AppIdChanged);
+    }
+    Ok(Edit::AppMessage(message))
 }
 
 /// A destination as the route of a phase 3 edit is written: what the paused banner offers.

@@ -19,7 +19,7 @@ pub mod teach;
 
 pub use catalog::{Catalog, Origin};
 pub use consent::{AskWhy, Consent, Driver};
-pub use edit::{Draft, Edit, EditError, check_edit, judge, read_edit, route_hint};
+pub use edit::{Draft, Edit, EditError, app_edit, check_edit, judge, read_edit, route_hint};
 pub use events::{AgentEvent, Speaker, TurnEnd, TurnOutcome};
 pub use pause::{Breakpoint, Pauser, Resume, Stop};
 pub use run::{Agent, Approver, Emit, ServerHandle, Turn, approval};

@@ -13,7 +13,7 @@ use super::events::{AgentEvent, TurnEnd};
 use super::pause::{Breakpoint, Resume};
 use super::run::{Agent, Emit, Turn, forward};
 use crate::claude::connector::ConnectorServer;
-use crate::claude::{Assembled, ClaudeError, StreamNews, caching};
+use crate::claude::{Assembled, BlockKind, ClaudeError, StreamNews, StreamUpdate, caching};
 use crate::claude::{history, thinking};
 use crate::claude::{server_tools, strict};
 use crate::layer::Failure;
@@ -188,7 +188,19 @@ impl<P: Platform> Agent<P> {
     /// breakpoint and ends the turn.
     async fn ask(&self, s: &TurnState, turn: &Turn<'_, P>, request: &CreateMessage, emit: &Emit) -> Step<Assembled> {
         emit(AgentEvent::AttemptStarted { iteration: s.iteration });
-        let mut on_news = |news: StreamNews<'_>| forward(emit, news);
+        let mut on_news = |news: StreamNews<'_>| {
+            // A call of a tool that comes with an app: the app is shown as Claude starts writing it.
+            let app = match &news {
+                StreamNews::Update(StreamUpdate::BlockStarted { kind: BlockKind::ToolUse, tool: Some(t), .. }) => {
+                    s.catalog.app_of(&t.name, &t.id)
+                }
+                _ => None,
+            };
+            forward(emit, news);
+            if let Some(app) = app {
+                emit(AgentEvent::AppCalled(Box::new(app)));
+            }
+        };
         let answer = match self.claude.stream(turn.settings, request, turn.cancel, &mut on_news).await {
             Ok(a) => a,
             Err(ClaudeError::Cancelled) => return Err(TurnEnd::Aborted),

@@ -16,20 +16,24 @@ use std::rc::Rc;
 use serde_json::{Value, json};
 
 use super::context::ModelContext;
-use super::{AppCall, Policy, document};
-use crate::agent::Consent;
+use super::{AppCall, AppFeed, Policy, document};
+use crate::agent::edit::app_edit;
+use crate::agent::pause::wait;
+use crate::agent::{Breakpoint, Consent, Edit, Pauser, Resume, Stop};
 use crate::limits::check_json_depth;
 use crate::mcp::{McpClient, RequestOptions};
 use crate::platform::Platform;
 use crate::trace::{Direction, Peer, TraceKind, Tracer};
 use crate::url_policy::WebUrl;
 use futures::future::LocalBoxFuture;
-use protocol::jsonrpc::Message;
+use protocol::jsonrpc::{ErrorCode, ErrorObject, Message};
 use protocol::mcp::Tool;
 use protocol::mcp::apps::{AppResource, HTML_MIME};
 
 /// The protocol version of MCP Apps this host speaks.
 pub(super) const APPS_VERSION: &str = "2026-01-26";
+/// What the sandbox proxy says when it is ready for the app's HTML.
+const PROXY_READY: &str = "ui/notifications/sandbox-proxy-ready";
 /// The largest message an app may send.
 const MAX_MESSAGE_BYTES: usize = 1024 * 1024;
 /// Messages an app may send within one second before it is stopped.
@@ -64,6 +68,8 @@ pub enum AppAsk {
     /// Let the app call this tool of its server, with these arguments, for this reason (the
     /// same consent as Claude's calls: `agent::Consent`).
     Call { tool: String, arguments: Value, why: String },
+    /// Save these files (`ui/download-file`, already read by `download.rs`).
+    Download(Vec<super::DownloadFile>),
 }
 
 /// Asks the user, and carries out what was agreed to: `Err` says why it was not.
@@ -108,6 +114,21 @@ pub(super) struct State {
     /// The app asked for more than the container holds: said once on its lane, until it asks
     /// for a height that fits again.
     pub(super) held: bool,
+    /// The user held one of its messages at a breakpoint before it initialised: the start limit
+    /// is not the app's fault then, and is not applied.
+    pub(super) held_at_start: bool,
+    /// What is known of the call, and what the app was told of it (`feed.rs`).
+    pub(super) known: AppFeed,
+    pub(super) told: Told,
+}
+
+/// What the app was told of its call: the last partial arguments, and whether it has the input
+/// and the result (each is sent at most once).
+#[derive(Default)]
+pub(super) struct Told {
+    pub(super) partial: Option<serde_json::Map<String, Value>>,
+    pub(super) input: bool,
+    pub(super) result: bool,
 }
 
 pub struct AppHost<P: Platform> {
@@ -124,6 +145,10 @@ pub struct AppHost<P: Platform> {
     pub(super) ask: AskUser,
     /// Which of the app's calls wait for the user, as Claude's do.
     pub(super) consent: Consent,
+    /// The page's breakpoints (break on an app's message), if any.
+    pub(super) pause: Option<Rc<dyn Pauser>>,
+    /// The app's messages pass the breakpoint one at a time, in the order they came.
+    pub(super) gate: futures::lock::Mutex<()>,
     pub(super) state: RefCell<State>,
 }
 
@@ -148,11 +173,22 @@ impl<P: Platform> AppHost<P> {
             recent: VecDeque::new(),
             malformed: 0,
             held: false,
+            held_at_start: false,
+            known: AppFeed { partial: None, input: call.arguments.clone(), result: call.result.clone() },
+            told: Told::default(),
             app_modes: Vec::new(),
             mode: "inline",
         };
-        let consent = Consent::All;
-        AppHost { call, client, tools, context, tracer, lane, peer, post, ask, consent, state: RefCell::new(state) }
+        let (consent, pause, gate) = (Consent::All, None, futures::lock::Mutex::new(()));
+        let state = RefCell::new(state);
+        AppHost { call, client, tools, context, tracer, lane, peer, post, ask, consent, pause, gate, state }
+    }
+
+    /// Lets the user stop at each message the app sends (`Breakpoint::AppMessage`), read it,
+    /// edit it, drop it or close the app, before the page reads it.
+    pub fn with_pause(mut self, pause: Rc<dyn Pauser>) -> Self {
+        self.pause = Some(pause);
+        self
     }
 
     /// Makes the app's calls wait for the user as Claude's would ("ask before every tool call",
@@ -179,9 +215,14 @@ impl<P: Platform> AppHost<P> {
     /// Stops the app if it has not initialised after `within_ms`.
     pub async fn watch_start(&self, within_ms: u64) -> Option<Effect> {
         self.client.platform().sleep(within_ms).await;
-        let stage = self.state.borrow().stage;
+        let (stage, held) = (self.state.borrow().stage, self.state.borrow().held_at_start);
         match stage {
             Stage::Ready | Stage::Stopped => None,
+            _ if held => {
+                let why = "not initialised yet, but held at a breakpoint: the start limit is not applied";
+                self.tracer.note(self.peer.clone(), why.to_owned());
+                None
+            }
             _ => Some(self.stop(format!(
                 "The app did not initialise within {} s (no ui/notifications/initialized): Loopscope removed it.",
                 within_ms / 1000
@@ -205,6 +246,11 @@ impl<P: Platform> AppHost<P> {
             self.peer.clone(),
             TraceKind::Rpc { direction: Direction::In, exchange: None, message: message.clone(), dropped: None },
         );
+        let message = match self.breakpoint(message).await {
+            Ok(m) if !self.stopped() => m,
+            Ok(_) => return Vec::new(),
+            Err(effects) => return effects,
+        };
         match message {
             Message::Request { id, method, params } => {
                 let mut effects = Vec::new();
@@ -221,6 +267,45 @@ impl<P: Platform> AppHost<P> {
             Message::Notification { method, params } => self.notified(&method, params.unwrap_or(Value::Null)).await,
             // Answers to the page's own requests (none that it waits on).
             Message::Response { .. } | Message::Error { .. } => Vec::new(),
+        }
+    }
+
+    /// Stops at the user's breakpoint on app messages, one message at a time in the order they
+    /// came. What the page reads then: the message, or the user's edit of it; or nothing (`Err`):
+    /// dropped (a request is answered saying so), or the app closed.
+    async fn breakpoint(&self, message: Message) -> Result<Message, Vec<Effect>> {
+        let Some(pauser) = self.pause.as_ref() else { return Ok(message) };
+        // The proxy's notice is the page's own sandbox speaking, not the app.
+        if matches!(&message, Message::Notification { method, .. } if method == PROXY_READY) {
+            return Ok(message);
+        }
+        let _one_at_a_time = self.gate.lock().await;
+        if self.stopped() || !pauser.breaks_at(Breakpoint::AppMessage) {
+            return Ok(message);
+        }
+        if !matches!(self.stage(), Stage::Ready) {
+            self.state.borrow_mut().held_at_start = true;
+        }
+        let what = match &message {
+            Message::Request { method, .. } | Message::Notification { method, .. } => method.as_str(),
+            Message::Response { .. } => "a response",
+            Message::Error { .. } => "an error answer",
+        };
+        let title = format!("{} from App: {}", crate::text::one_line(what, 60).0, self.lane);
+        let payload = message.to_value();
+        let (history, problem, targets) = (Vec::new(), None, Vec::new());
+        let stop = Stop { at: Breakpoint::AppMessage, iteration: 0, title, payload, history, problem, targets };
+        match wait(pauser.as_ref(), &self.tracer, self.peer.clone(), stop, app_edit).await {
+            Resume::Edited(Edit::AppMessage(edited)) => Ok(edited),
+            Resume::Continue | Resume::Edited(_) => Ok(message),
+            Resume::Skip => {
+                if let Message::Request { id, method, .. } = message {
+                    let why = format!("The user dropped {method} at a breakpoint in Loopscope.");
+                    self.send(Message::Error { id: Some(id), error: ErrorObject::new(ErrorCode(-32000), why) });
+                }
+                Err(Vec::new())
+            }
+            Resume::Stop => Err(vec![self.stop("Closed by the user at a breakpoint.".to_owned())]),
         }
     }
 
@@ -304,7 +389,7 @@ impl<P: Platform> AppHost<P> {
 
     async fn notified(&self, method: &str, params: Value) -> Vec<Effect> {
         match method {
-            "ui/notifications/sandbox-proxy-ready" if self.stage() == Stage::Proxy => {
+            PROXY_READY if self.stage() == Stage::Proxy => {
                 self.set_stage(Stage::Resource);
                 match self.load().await {
                     Ok(()) => Vec::new(),
@@ -313,11 +398,7 @@ impl<P: Platform> AppHost<P> {
             }
             "ui/notifications/initialized" if self.stage() == Stage::Initializing => {
                 self.set_stage(Stage::Ready);
-                self.notify("ui/notifications/tool-input", json!({ "arguments": self.call.arguments }));
-                match &self.call.result {
-                    Ok(result) => self.notify("ui/notifications/tool-result", result.clone()),
-                    Err(reason) => self.notify("ui/notifications/tool-cancelled", json!({ "reason": reason })),
-                }
+                self.deliver();
                 Vec::new()
             }
             "ui/notifications/size-changed" => {
@@ -327,7 +408,7 @@ impl<P: Platform> AppHost<P> {
             "ui/notifications/request-teardown" => {
                 vec![self.stop("The app asked to be closed.".to_owned())]
             }
-            "ui/notifications/sandbox-proxy-ready" | "ui/notifications/initialized" => {
+            PROXY_READY | "ui/notifications/initialized" => {
                 vec![self.out_of_order(method)]
             }
             // Logs and anything else: the lane shows them.

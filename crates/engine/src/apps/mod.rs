@@ -1,5 +1,6 @@
 //! MCP Apps (SEP-1865, `io.modelcontextprotocol/ui`), the host's side: a tool that comes with an
-//! app has it shown after it ran. `sandbox.rs` decides where the app runs (never on the page's
+//! app has it shown as soon as Claude starts writing the call, told the arguments as they grow
+//! (`partial.rs`), then the call's input and result. `sandbox.rs` decides where the app runs (never on the page's
 //! origin), `csp.rs` the policy its document gets, and `host.rs` speaks the app's JSON-RPC
 //! dialect over `postMessage`: the lifecycle, the tool's input and result, and the app's own
 //! calls to its server, each one checked and traced on the app's lane. The page only creates the
@@ -7,13 +8,18 @@
 
 mod context;
 mod csp;
+mod download;
+mod feed;
 mod host;
+mod partial;
 mod requests;
 mod sandbox;
 
 pub use context::{MAX_CHARS, ModelContext, read_message, with_contexts};
 pub use csp::{Policy, document};
+pub use download::{DownloadFile, MAX_FILES, read_download};
 pub use host::{AppAsk, AppHost, AskUser, Effect, HostContext, MAX_PER_SECOND};
+pub use partial::MAX_PARTIAL_CHARS;
 pub use protocol::mcp::apps::HTML_MIME;
 pub use sandbox::{Isolation, Sandbox};
 
@@ -29,13 +35,38 @@ pub struct AppCall {
     pub tool: Tool,
     pub resource_uri: String,
     pub tool_use_id: String,
-    pub arguments: Value,
+    /// The arguments it was called with; `None` while Claude still writes them.
+    pub arguments: Option<Value>,
     /// The `CallToolResult` as the server sent it, or why there is none (the app is told the
-    /// call was cancelled).
-    pub result: Result<Value, String>,
+    /// call was cancelled); `None` until the call ended.
+    pub result: Option<Result<Value, String>>,
+}
+
+/// What an app is told of its call so far: the arguments as Claude writes them (JSON text),
+/// the input it was called with, and the result or why there is none. Fed to its host as the
+/// call moves on (`AppHost::feed`); the host decides what the app hears, and when.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AppFeed {
+    pub partial: Option<String>,
+    pub input: Option<Value>,
+    pub result: Option<Result<Value, String>>,
 }
 
 impl AppCall {
+    /// The app of a call of `tool` (on `server_id`, shown as `label`), if the tool comes with
+    /// one; nothing of the call is known yet.
+    pub fn of(tool: &Tool, server_id: &str, label: &str, tool_use_id: &str) -> Option<AppCall> {
+        Some(AppCall {
+            resource_uri: tool.ui()?.resource_uri?,
+            server_id: server_id.to_owned(),
+            server_label: label.to_owned(),
+            tool: tool.clone(),
+            tool_use_id: tool_use_id.to_owned(),
+            arguments: None,
+            result: None,
+        })
+    }
+
     /// The app's lane on the timeline: its tool and server, and which instance it is.
     pub fn lane(&self, instance: u32) -> String {
         let short = |s: &str| crate::text::one_line(s, 40).0;

@@ -1,7 +1,8 @@
 //! The app's requests, answered (`host.rs` reads and routes them): `ui/initialize` with the
 //! host's context; `tools/call` only to the app's own server's tools for apps, under the same
 //! consent as Claude's calls; `resources/read`; what it gives Claude (`ui/update-model-context`)
-//! and what needs the user's yes (`ui/message`, `ui/open-link` after the URL policy); the
+//! and what needs the user's yes (`ui/message`, `ui/open-link` after the URL policy,
+//! `ui/download-file` after `download.rs` read it); the
 //! display mode. A refusal is a JSON-RPC error that says why.
 
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
@@ -9,6 +10,7 @@
 use serde_json::{Value, json};
 
 use super::context::{ModelContext, read_message};
+use super::download::read_download;
 use super::host::{APPS_VERSION, AppAsk, AppHost, Effect, MODES, Stage};
 use crate::mcp::RequestOptions;
 use crate::platform::Platform;
@@ -62,24 +64,26 @@ impl<P: Platform> AppHost<P> {
                 Ok(json!({}))
             }
             "ui/message" => {
-                let text = read_message(&params)
-                    .map_err(|why| refuse(-32602, format!("Loopscope did not send this message: {why}")))?;
-                (self.ask)(AppAsk::Message(text)).await.map_err(|why| refuse(-32000, why))?;
-                Ok(json!({}))
+                self.after_yes(read_message(&params).map(AppAsk::Message), "did not send this message").await
             }
             "ui/open-link" => {
                 let url = params.get("url").and_then(Value::as_str).unwrap_or("");
-                let url = crate::url_policy::stranger(url)
-                    .map_err(|e| refuse(-32602, format!("Loopscope does not open this link: {e}")))?;
-                (self.ask)(AppAsk::Link(url)).await.map_err(|why| refuse(-32000, why))?;
-                Ok(json!({}))
+                let link = crate::url_policy::stranger(url).map(AppAsk::Link).map_err(|e| e.to_string());
+                self.after_yes(link, "does not open this link").await
             }
-            "ui/download-file" => Err(refuse(
-                -32601,
-                format!("Loopscope does not take {method} from apps (its ui/initialize answer did not offer it)"),
-            )),
+            "ui/download-file" => {
+                self.after_yes(read_download(&params).map(AppAsk::Download), "did not save these files").await
+            }
             _ => Err(refuse(-32601, format!("Loopscope does not answer {method} from apps"))),
         }
+    }
+
+    /// What needs the user's yes: a request read into what it asks (or why it cannot be, said
+    /// as "Loopscope `refused`: why"), then asked; the app hears `{}` only if the user agreed.
+    async fn after_yes(&self, asked: Result<AppAsk, String>, refused: &str) -> Result<Value, ErrorObject> {
+        let asked = asked.map_err(|why| ErrorObject::new(ErrorCode(-32602), format!("Loopscope {refused}: {why}")))?;
+        (self.ask)(asked).await.map_err(|why| ErrorObject::new(ErrorCode(-32000), why))?;
+        Ok(json!({}))
     }
 
     fn initialize_result(&self) -> Value {
@@ -100,7 +104,7 @@ impl<P: Platform> AppHost<P> {
             "protocolVersion": APPS_VERSION,
             "hostInfo": { "name": "Loopscope", "version": env!("CARGO_PKG_VERSION") },
             "hostCapabilities": {
-                "serverTools": {}, "serverResources": {}, "logging": {}, "openLinks": {},
+                "serverTools": {}, "serverResources": {}, "logging": {}, "openLinks": {}, "downloadFile": {},
                 "message": { "text": {} }, "updateModelContext": { "text": {}, "structuredContent": {} },
             },
             "hostContext": context,

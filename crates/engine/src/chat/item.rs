@@ -102,8 +102,27 @@ pub struct ToolCall {
     /// The server's latest progress notification, in words.
     pub progress: Option<String>,
     pub state: ToolState,
-    /// Its tool's app, once the call ran (MCP Apps): shown under the call.
+    /// Its tool's app (MCP Apps), from the moment Claude starts writing the call: shown under
+    /// the call, and told of it as it moves on (`app_feed`).
     pub app: Option<Box<crate::apps::AppCall>>,
+}
+
+impl ToolCall {
+    /// What its app is told of it so far: the arguments while Claude writes them, the input it
+    /// was called with (or Claude's, before it runs), and the result, or why there will be none.
+    pub fn app_feed(&self) -> Option<crate::apps::AppFeed> {
+        let app = self.app.as_ref()?;
+        let input = app.arguments.clone().or_else(|| self.input.clone());
+        let partial = (input.is_none() && !self.partial.is_empty()).then(|| self.partial.clone());
+        let result = app.result.clone().or_else(|| match &self.state {
+            ToolState::Ended(ToolOutcome::NotRun { why }) => Some(Err(why.clone())),
+            ToolState::Ended(ToolOutcome::Unfinished) => Some(Err("The recording ended before the call did.".into())),
+            // It ran, but not as a call of this app's tool (edited at a breakpoint to go elsewhere).
+            ToolState::Ended(ToolOutcome::Done { .. }) => Some(Err("The call went to another tool.".into())),
+            ToolState::Writing | ToolState::Running => None,
+        });
+        Some(crate::apps::AppFeed { partial, input, result })
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

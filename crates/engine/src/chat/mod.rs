@@ -320,7 +320,12 @@ impl Chat {
                 self.update_tool(tool_use_id, &mut changes, |call| call.state = ToolState::Ended(outcome));
             }
             AgentEvent::AppCalled(app) => {
-                self.update_tool(&app.tool_use_id, &mut changes, |call| call.app = Some(app.clone()));
+                self.update_tool(&app.tool_use_id, &mut changes, |call| match &call.app {
+                    // The call was sent to another tool than the one whose app is shown: that
+                    // app stays, and is told its call went elsewhere (`app_feed`).
+                    Some(shown) if (&shown.server_id, &shown.tool.name) != (&app.server_id, &app.tool.name) => {}
+                    _ => call.app = Some(app.clone()),
+                });
             }
             AgentEvent::Ended(end) => {
                 // Every call of this turn that never ran says why (cut off, failed, stopped).

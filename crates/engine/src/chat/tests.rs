@@ -328,3 +328,48 @@ fn a_calls_arguments_grow_as_claude_writes_them_then_give_way_to_the_input() {
     assert_eq!(p.tool(1, 0).partial, "{\"city\": \"Tok");
     assert_eq!(p.tool(1, 0).input, None);
 }
+
+#[test]
+fn an_apps_call_feeds_its_app_from_the_first_piece_to_its_end() {
+    let tool: protocol::mcp::Tool = serde_json::from_value(json!({
+        "name": "chart", "inputSchema": { "type": "object" }, "_meta": { "ui": { "resourceUri": "ui://demo/chart.html" } }
+    }))
+    .unwrap();
+    let early = crate::apps::AppCall::of(&tool, "demo", "demo", "t1").unwrap();
+    let mut p = Page::default();
+    p.step(|c| c.user("chart it".into()));
+    p.apply(attempt());
+    p.apply(started(0, BlockKind::ToolUse, Some(("t1", "demo_chart"))));
+    p.apply(AgentEvent::AppCalled(Box::new(early.clone())));
+    p.apply(AgentEvent::Stream(StreamUpdate::Input { index: 0, partial: "{\"ci".into() }));
+    let feed = p.tool(1, 0).app_feed().unwrap();
+    assert_eq!((feed.partial.as_deref(), &feed.input, &feed.result), (Some("{\"ci"), &None, &None));
+    p.apply(answer(&[("t1", "demo_chart")]));
+    let feed = p.tool(1, 0).app_feed().unwrap();
+    assert_eq!((feed.partial, feed.input, feed.result), (None, Some(json!({"city": "Tokyo"})), None));
+
+    // The call, rerouted at a breakpoint to another app's tool: the app shown stays, and is told
+    // its call went elsewhere.
+    let mut other = early.clone();
+    other.tool.name = "table".into();
+    other.result = Some(Ok(json!({ "content": [] })));
+    p.apply(AgentEvent::AppCalled(Box::new(other)));
+    p.apply(AgentEvent::ToolFinished {
+        tool_use_id: "t1".into(),
+        result: ToolResult::text("t1", "ok".into(), false),
+        failure: None,
+    });
+    let feed = p.tool(1, 0).app_feed().unwrap();
+    assert_eq!(p.tool(1, 0).app.as_ref().unwrap().tool.name, "chart");
+    assert_eq!(feed.result, Some(Err("The call went to another tool.".into())));
+
+    // Its own call's result is what it is told.
+    let mut p = Page::default();
+    p.step(|c| c.user("chart it".into()));
+    p.apply(attempt());
+    p.apply(started(0, BlockKind::ToolUse, Some(("t1", "demo_chart"))));
+    p.apply(AgentEvent::AppCalled(Box::new(early.clone())));
+    let ran = crate::apps::AppCall { arguments: Some(json!({})), result: Some(Ok(json!({ "content": [] }))), ..early };
+    p.apply(AgentEvent::AppCalled(Box::new(ran)));
+    assert_eq!(p.tool(1, 0).app_feed().unwrap().result, Some(Ok(json!({ "content": [] }))));
+}

@@ -167,7 +167,10 @@ pub fn raw(e: &TraceEvent, trace_limit: usize) -> RawStep {
         TraceKind::Auth { step } => step.explain(),
         TraceKind::Injected { fault, detail, .. } => fault.explain(detail.as_deref()),
         TraceKind::Paused { at, iteration, title, payload } => (
-            format!("Paused {} (round {iteration}): {title}", at.describe()),
+            match at.in_loop() {
+                true => format!("Paused {} (round {iteration}): {title}", at.describe()),
+                false => format!("Paused {}: {title}", at.describe()),
+            },
             format!("As it was about to be sent or used:\n\n{}", pretty(payload)),
         ),
         TraceKind::Resumed { how, edited, .. } => (

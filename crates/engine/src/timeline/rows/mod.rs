@@ -127,8 +127,9 @@ pub struct Timeline {
     /// (server lane, JSON-RPC id) → the tool_use that request carries
     links: HashMap<(Lane, RequestId), String>,
     tool_names: HashMap<String, String>,
-    /// The row of the breakpoint the loop is (or last was) stopped at.
-    paused: Option<usize>,
+    /// The row of the breakpoint each lane is stopped at (the loop's, and each app's: an app
+    /// may stop while the loop does).
+    paused: Vec<(Lane, usize)>,
     /// Every task seen, with the rows its life spans (`tasks.rs`).
     tasks: Vec<TaskSpan>,
 }
@@ -234,14 +235,19 @@ impl Timeline {
             }
             TraceKind::Auth { step } => Some(self.on_auth(e, lane, step)),
             TraceKind::Paused { at, title, .. } => {
-                let phase = at.phase().map_or("on error".to_owned(), |p| format!("phase {p}"));
-                let row = self.add(e, RowKind::Note { lane }, format!("paused at {phase}"), short(title, 80));
+                let row = self.add(
+                    e,
+                    RowKind::Note { lane: lane.clone() },
+                    format!("paused {}", at.place()),
+                    short(title, 80),
+                );
                 self.badge(row, BadgeKind::Info, "breakpoint", false);
-                self.paused = Some(row);
+                self.paused.push((lane, row));
                 Some(row)
             }
             TraceKind::Resumed { how, .. } => {
-                let row = self.paused.take()?;
+                let at = self.paused.iter().position(|(l, _)| *l == lane)?;
+                let (_, row) = self.paused.swap_remove(at);
                 self.attach(row, e.seq);
                 let kind = if *how == ResumeHow::Edited { BadgeKind::Edited } else { BadgeKind::Info };
                 self.badge(row, kind, how.word(), false);

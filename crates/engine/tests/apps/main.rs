@@ -6,6 +6,9 @@
 //! contained with a message on its lane.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod breakpoints;
+mod partial;
+#[path = "../support/mod.rs"]
 mod support;
 
 use engine::agent::Consent;
@@ -36,11 +39,14 @@ struct Shown {
 /// The debug app after Claude's call of `debug-tool`, as the page would host it; `tools` edits
 /// the server's tool list the host checks the app's calls against.
 async fn shown(edit: impl FnOnce(&mut Vec<Tool>)) -> Shown {
-    shown_with(edit, Consent::All).await
+    shown_with(edit, |host| host).await
 }
 
-/// The same, with the app's calls under `consent`.
-async fn shown_with(edit: impl FnOnce(&mut Vec<Tool>), consent: Consent) -> Shown {
+/// The same, with the host made as `finish` says (its calls under a consent, breakpoints).
+async fn shown_with(
+    edit: impl FnOnce(&mut Vec<Tool>),
+    finish: impl FnOnce(AppHost<Native>) -> AppHost<Native>,
+) -> Shown {
     let server = real::apps_debug();
     let platform = Native::new();
     let (tracer, trace) = recording_tracer(&platform);
@@ -61,8 +67,8 @@ async fn shown_with(edit: impl FnOnce(&mut Vec<Tool>), consent: Consent) -> Show
         resource_uri: tool.ui().unwrap().resource_uri.unwrap(),
         tool,
         tool_use_id: "toolu_1".into(),
-        arguments,
-        result: Ok(serde_json::to_value(result).unwrap()),
+        arguments: Some(arguments),
+        result: Some(Ok(serde_json::to_value(result).unwrap())),
     };
     let context = HostContext { theme: "dark", locale: "en".into(), time_zone: None, width: 640, max_height: 800 };
     let posted = Rc::new(RefCell::new(Vec::new()));
@@ -74,13 +80,15 @@ async fn shown_with(edit: impl FnOnce(&mut Vec<Tool>), consent: Consent) -> Show
         let declined = match &a {
             AppAsk::Message(t) if t.contains("decline") => Some("The user did not send the app's message."),
             AppAsk::Call { tool, .. } if tool == "debug-log" => Some("The user did not let the app make this call."),
+            AppAsk::Download(files) if files.iter().any(|f| f.name.contains("decline")) => {
+                Some("The user did not save the files.")
+            }
             _ => None,
         };
         seen.borrow_mut().push(a);
         async move { declined.map_or(Ok(()), |why| Err(why.to_owned())) }.boxed_local()
     });
-    let host = AppHost::new(call, client, tools, context, 1, Rc::new(move |v| sink.borrow_mut().push(v)), ask)
-        .with_consent(consent);
+    let host = finish(AppHost::new(call, client, tools, context, 1, Rc::new(move |v| sink.borrow_mut().push(v)), ask));
     Shown { host, posted, asked, faults, trace, _server: server }
 }
 
@@ -231,7 +239,7 @@ async fn the_app_calls_its_own_servers_tools_for_apps_and_nothing_else() {
     assert!(app.trace.borrow().iter().any(|e| matches!(e.kind, TraceKind::Injected { .. })));
 
     // What the host does not offer is refused, not faked.
-    app.host.receive(r#"{"jsonrpc":"2.0","id":5,"method":"ui/download-file","params":{"contents":[]}}"#).await;
+    app.host.receive(r#"{"jsonrpc":"2.0","id":5,"method":"ui/sampling","params":{}}"#).await;
     assert_eq!(app.answer(5)["error"]["code"], -32601);
 }
 
@@ -341,9 +349,40 @@ async fn what_the_app_gives_claude_or_opens_goes_through_the_user_and_the_url_po
             AppAsk::Message(t) => format!("message: {t}"),
             AppAsk::Link(u) => format!("link: {u}"),
             AppAsk::Call { tool, .. } => format!("call: {tool}"),
+            AppAsk::Download(files) => {
+                let each: Vec<String> = files.iter().map(|f| format!("{} ({} bytes)", f.name, f.bytes.len())).collect();
+                format!("save: {}", each.join(", "))
+            }
         })
         .collect();
     assert_eq!(asked, ["message: Explain the note", "message: please decline", "link: https://example.com/docs"]);
+
+    // Files to save: asked with names that cannot climb out of the user's downloads; a link for
+    // the page to fetch is refused before the user is asked; declined, the app is told.
+    let file =
+        |uri: &str| json!({ "type": "resource", "resource": { "uri": uri, "mimeType": "text/plain", "text": "hi" } });
+    app.host.receive(&request(10, "ui/download-file", json!({ "contents": [file("file:///../../etc/passwd")] }))).await;
+    assert_eq!(app.answer(10)["result"], json!({}));
+    let link = json!({ "type": "resource_link", "uri": "https://example.com/x.zip", "name": "x" });
+    app.host.receive(&request(11, "ui/download-file", json!({ "contents": [link] }))).await;
+    assert!(
+        app.answer(11)["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Loopscope did not save these files: item 1 is a link")
+    );
+    app.host.receive(&request(12, "ui/download-file", json!({ "contents": [file("ui://a/decline.txt")] }))).await;
+    assert_eq!(app.answer(12)["error"]["message"], "The user did not save the files.");
+    let saves: Vec<String> = app
+        .asked
+        .borrow()
+        .iter()
+        .filter_map(|a| match a {
+            AppAsk::Download(files) => Some(files.iter().map(|f| f.name.clone()).collect::<Vec<_>>().join(",")),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(saves, ["passwd", "decline.txt"]);
 
     // Fullscreen, which it said it supports; picture-in-picture, which the page offers but the
     // app did not list, answers the mode it stays in.
@@ -364,7 +403,7 @@ async fn what_the_app_gives_claude_or_opens_goes_through_the_user_and_the_url_po
 
 #[tokio::test(flavor = "current_thread")]
 async fn under_ask_before_every_call_the_apps_calls_wait_for_the_user_too() {
-    let app = shown_with(|_| {}, Consent::AskEach).await;
+    let app = shown_with(|_| {}, |host| host.with_consent(Consent::AskEach)).await;
     app.initialised().await;
     let servers_calls = || {
         app.trace
