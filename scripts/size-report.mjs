@@ -10,10 +10,10 @@ import { join } from "node:path";
 import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 
 const BUDGET = {
-  first: { gzip: 391_100, brotli: 312_300 },
+  first: { gzip: 391_400, brotli: 312_600 },
   // Per chunk, gzip, by split point (src/chunks/).
   chunks: {
-    agent: 233_600, workshop: 119_800, explore: 199_800, detail: 30_800, signin: 63_100, demo: 39_900, settings: 43_300,
+    agent: 234_000, workshop: 119_800, explore: 205_400, detail: 30_800, signin: 63_100, demo: 39_900, settings: 43_300,
     compare: 16_900,
   },
 };

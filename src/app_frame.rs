@@ -16,7 +16,7 @@ use futures::FutureExt;
 use futures::channel::oneshot;
 
 use crate::state::{Services, use_services};
-use engine::apps::{AppAsk, AppHost, Effect, HostContext, Sandbox};
+use engine::apps::{AppAsk, AppHost, Effect, HostContext, Sandbox, TEARDOWN_MS};
 use engine::chat::Block;
 
 /// How long an app may take to say it is initialised before it is removed.
@@ -94,7 +94,8 @@ pub fn AppFrame(block: RwSignal<Block>) -> impl IntoView {
     let frame = NodeRef::<Iframe>::new();
     let height = RwSignal::new(FIRST_HEIGHT);
     let problem = RwSignal::new(None::<String>);
-    let stopped = RwSignal::new(None::<String>);
+    // Why the frame is gone, and whether the app was stopped for what it did (else it ended).
+    let stopped = RwSignal::new(None::<(String, bool)>);
     let mode = RwSignal::new("inline");
     // What the app asks the user to agree to, and where the answer goes.
     let asking = RwSignal::new(None::<AppAsk>);
@@ -140,7 +141,8 @@ pub fn AppFrame(block: RwSignal<Block>) -> impl IntoView {
             match effect {
                 Effect::Height(h) => height.set(h),
                 Effect::Problem(p) => problem.set(Some(p)),
-                Effect::Stopped(why) => stopped.set(Some(why)),
+                Effect::Stopped(why) => stopped.set(Some((why, true))),
+                Effect::Closed(why) => stopped.set(Some((why, false))),
                 Effect::Context(c) => svc.conversation.keep_app_context(c),
                 Effect::Mode(m) => mode.set(m),
             }
@@ -195,7 +197,25 @@ pub fn AppFrame(block: RwSignal<Block>) -> impl IntoView {
             }
         })
     });
+    // Before the chat is cleared, the page ends the app properly (ui/resource-teardown).
+    let closer = StoredValue::new_local(host.clone());
+    crate::app_end::shown(
+        svc.apps,
+        instance,
+        Rc::new(move |why| {
+            let host = closer.try_get_value();
+            async move {
+                let Some(host) = host else { return };
+                let ended = host.teardown(why, TEARDOWN_MS).await;
+                if alive.try_with_value(|_| ()).is_some() {
+                    apply(ended.into_iter().collect());
+                }
+            }
+            .boxed_local()
+        }),
+    );
     on_cleanup(move || {
+        crate::app_end::gone(instance);
         listener.remove();
         theme.remove();
         resize.remove();
@@ -218,7 +238,8 @@ pub fn AppFrame(block: RwSignal<Block>) -> impl IntoView {
             </figcaption>
             {move || asking.get().map(|what| view! { <Asking what reply/> })}
             {move || match stopped.get() {
-                Some(why) => view! { <p class="form-error app-problem" role="alert">{why}</p> }.into_any(),
+                Some((why, true)) => view! { <p class="form-error app-problem" role="alert">{why}</p> }.into_any(),
+                Some((why, false)) => view! { <p class="muted app-problem" role="status">{why}</p> }.into_any(),
                 None => view! {
                     <iframe
                         node_ref=frame

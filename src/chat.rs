@@ -173,8 +173,10 @@ pub fn ChatPanel() -> impl IntoView {
         <section id="chat" class="panel chat" aria-labelledby="chat-title">
             <div class="panel-head">
                 <h2 id="chat-title">"Chat"</h2>
-                <button type="button" class="link" on:click=move |_| conv.reset(svc)
-                    prop:disabled=move || svc.chat.items.with(Vec::is_empty)>"New conversation"</button>
+                <button type="button" class="link" on:click=move |_| conv.start_anew(svc)
+                    prop:disabled=move || svc.chat.items.with(Vec::is_empty) || svc.apps.closing.get()>
+                    {move || if svc.apps.closing.get() { "Closing its apps…" } else { "New conversation" }}
+                </button>
             </div>
             <div class="messages" role="log" aria-label="Conversation" aria-live="polite" node_ref=log_ref>
                 <Show when=move || svc.chat.items.with(Vec::is_empty)>

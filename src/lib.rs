@@ -8,6 +8,7 @@
 #![deny(clippy::unwrap_used)]
 
 mod app;
+mod app_end;
 mod app_frame;
 mod chat;
 mod chunks;

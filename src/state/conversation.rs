@@ -16,6 +16,9 @@ use engine::claude::connector::ConnectorServer;
 use engine::trace::RouteTarget;
 use protocol::claude::{Message, ToolUse};
 
+/// What an app is told when a new conversation removes it.
+const NEW: &str = "The user began a new conversation.";
+
 #[derive(Clone, Copy)]
 pub struct Conversation {
     /// The history sent to Claude (valid to send at every moment between turns).
@@ -148,11 +151,22 @@ impl Conversation {
         Some(text.to_owned())
     }
 
+    /// New conversation: the turn stops, the apps shown end (each told why), then the
+    /// conversation is forgotten.
+    pub fn start_anew(&self, svc: Services) {
+        svc.stop_turn();
+        let conv = *self;
+        svc.apps.close_then(NEW, move || conv.reset(svc));
+    }
+
     /// Asks the offered question again in a new conversation.
     pub fn ask_anew(&self, svc: Services) {
         if let Some(text) = self.offer_new.get_untracked() {
-            self.reset(svc);
-            self.send(svc, text);
+            let conv = *self;
+            svc.apps.close_then(NEW, move || {
+                conv.reset(svc);
+                conv.send(svc, text);
+            });
         }
     }
 

@@ -9,6 +9,7 @@ mod connection;
 mod conversation;
 mod dialogs;
 mod lesson;
+mod live_apps;
 mod pausing;
 mod resources;
 mod saved_tasks;
@@ -24,6 +25,7 @@ pub use chat::{NoticeLevel, Shown, ShownBlock};
 pub use connection::on_notification;
 pub use dialogs::{Answer, Dialog, DialogKind};
 pub use lesson::{BUILT_IN as BUILT_IN_LESSONS, Lessons};
+pub use live_apps::{EndAll, LiveApps};
 pub use pausing::Pausing;
 pub use resources::Reading;
 pub use servers::{LogLine, ServerEntry};
@@ -63,6 +65,8 @@ pub struct Services {
     pub pausing: Pausing,
     pub sessions: Sessions,
     pub lessons: Lessons,
+    /// The MCP Apps shown, to end before the chat is cleared.
+    pub apps: LiveApps,
     runtime: StoredValue<Runtime, LocalStorage>,
 }
 
@@ -85,6 +89,7 @@ impl Services {
             pausing: Pausing::new(),
             sessions: Sessions::new(),
             lessons: Lessons::new(),
+            apps: LiveApps::new(),
             settings,
             servers: servers::Servers::new(),
             chat: chat::Chat::new(),

@@ -124,6 +124,11 @@ impl Services {
         };
         self.sessions.problem.set(None);
         self.stop_turn();
+        let svc = *self;
+        self.apps.close_then("A recorded session was opened in its place.", move || svc.view_session(session));
+    }
+
+    fn view_session(&self, session: Session) {
         if self.sessions.viewing.with_untracked(Option::is_none) {
             // Set the page's own conversation aside (a stopped turn's calls already say so).
             self.sessions.own.set_value(Some(Own {
@@ -156,6 +161,11 @@ impl Services {
 
     /// Back to the page's own conversation, as it was when the recording was opened.
     pub fn close_session(&self) {
+        let svc = *self;
+        self.apps.close_then("The recorded session was closed.", move || svc.leave_session());
+    }
+
+    fn leave_session(&self) {
         self.sessions.viewing.set(None);
         self.sessions.comparison.set(None);
         match self.sessions.own.try_update_value(Option::take).flatten() {
@@ -175,6 +185,11 @@ impl Services {
             self.sessions.problem.set(Some(why.to_string()));
             return;
         }
+        let svc = *self;
+        self.apps.close_then("A replay of a recorded session began.", move || svc.start_replay(recorded));
+    }
+
+    fn start_replay(&self, recorded: Session) {
         let svc = *self;
         let before = turns(&recorded.trace);
         // The recording's messages are a stranger's: its calls may reach, without asking, only

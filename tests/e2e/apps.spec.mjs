@@ -331,5 +331,36 @@ test("the basic-vanillajs example app: its result, its own call for a new time, 
   expect((await requests(key)).length).toBe(2);
   await figure.scrollIntoViewIfNeeded();
   await snap(page, "apps-basic");
+
+  // A new conversation ends the app properly: the SDK's app is asked to tear down and answers
+  // before its frame goes; the lane keeps both.
+  await page.getByRole("button", { name: "New conversation" }).click();
+  await expect(figure).toBeHidden();
+  await expect(await timelineRow(page, /^Loopscope to App: get-time · basic #\d+: ui\/resource-teardown #/)).toBeVisible();
+  await expect(await timelineRow(page, /^App: get-time · basic #\d+ to Loopscope: result #/)).toBeVisible();
+  await expect(page.getByText("Ask something that needs a tool. Phase 1 starts when you send.")).toBeVisible();
+  console.expectNone();
+});
+
+// An app that asks to be closed (ui/notifications/request-teardown) gets the same end as one the
+// page removes: ui/resource-teardown, its answer, then the frame goes and says why.
+test("the demo app asks to be closed: the page sends ui/resource-teardown, waits for its answer, then removes it", async ({ page }) => {
+  const console = watchConsole(page);
+  const { figure, app } = await demoApp(page, "sk-e2e-apps-close", [reply({ text: "Here is the chart." })]);
+  await expect(app.getByRole("button", { name: "mcp" })).toBeVisible();
+  await app.getByRole("button", { name: "Close this app" }).click();
+  await expect(figure.getByRole("status")).toHaveText("The app asked to be closed.");
+  await expect(figure.locator("iframe")).toHaveCount(0);
+  await figure.scrollIntoViewIfNeeded();
+  await snap(page, "apps-closed");
+  for (const name of [
+    /^App: chart_words · demo #\d+ to Loopscope: ui\/notifications\/request-teardown/,
+    /^Loopscope to App: chart_words · demo #\d+: ui\/resource-teardown #/,
+    /^App: chart_words · demo #\d+ to Loopscope: result #/,
+  ]) {
+    await expect(await timelineRow(page, name)).toBeVisible();
+  }
+  await openRow(page, /^Loopscope to App: chart_words · demo #\d+: ui\/resource-teardown #/);
+  await expect(page.getByRole("dialog").getByText('"reason": "The app asked to be closed."')).toBeVisible();
   console.expectNone();
 });

@@ -51,6 +51,17 @@ test("a hostile app cannot read the page's storage or key, navigate it, reach ou
   expect(attack.popups).toEqual([]);
   await page.getByRole("figure", { name: /^App: show · evil/ }).scrollIntoViewIfNeeded();
   await snap(page, "apps-hostile-probe");
+
+  // Asked to tear down by a new conversation, it does not answer and tries a last message to
+  // Claude: the message is refused unread, and the page goes on after its 2 s.
+  const before = (await requests(key)).length;
+  await page.getByRole("button", { name: "New conversation" }).click();
+  await expect(page.getByRole("button", { name: "Closing its apps…" })).toBeDisabled();
+  await expect(page.getByText("Ask something that needs a tool. Phase 1 starts when you send.")).toBeVisible({ timeout: 10_000 });
+  await expect(await timelineRow(page, /^Loopscope to App: show · evil #\d+: error #\d+, .*ui\/message came while the app is being closed/)).toBeVisible();
+  await expect(await timelineRow(page, /^Note: did not answer ui\/resource-teardown within 2 s/)).toBeVisible();
+  await expect(page.getByRole("group", { name: "The app asks" })).toHaveCount(0);
+  expect((await requests(key)).length).toBe(before);
 });
 
 test("an app that floods the page and asks for 10⁶ pixels is removed with why, and the chat goes on", async ({ page }) => {

@@ -16,6 +16,7 @@ use std::rc::Rc;
 use serde_json::{Value, json};
 
 use super::context::ModelContext;
+use super::teardown::{Closing, TEARDOWN_MS};
 use super::{AppCall, AppFeed, Policy, document};
 use crate::agent::edit::app_edit;
 use crate::agent::pause::wait;
@@ -52,6 +53,8 @@ pub enum Effect {
     Problem(String),
     /// Remove the frame and say why: the app is stopped, nothing it sends is read.
     Stopped(String),
+    /// Remove the frame: the app ended as asked (`teardown.rs`), and nothing it sends is read.
+    Closed(String),
     /// Keep this as the app's latest context for Claude's next request (replacing the last).
     Context(ModelContext),
     /// Show the app in this mode (`"inline"`, `"fullscreen"` or `"pip"`).
@@ -100,6 +103,8 @@ pub(super) enum Stage {
     /// Answered `ui/initialize`; waiting for `ui/notifications/initialized`.
     Initializing,
     Ready,
+    /// Sent `ui/resource-teardown`; waiting for the app's answer (`teardown.rs`).
+    Closing,
     Stopped,
 }
 
@@ -120,6 +125,8 @@ pub(super) struct State {
     /// What is known of the call, and what the app was told of it (`feed.rs`).
     pub(super) known: AppFeed,
     pub(super) told: Told,
+    /// The teardown sent, while its answer is awaited.
+    pub(super) closing: Option<Closing>,
 }
 
 /// What the app was told of its call: the last partial arguments, and whether it has the input
@@ -176,6 +183,7 @@ impl<P: Platform> AppHost<P> {
             held_at_start: false,
             known: AppFeed { partial: None, input: call.arguments.clone(), result: call.result.clone() },
             told: Told::default(),
+            closing: None,
             app_modes: Vec::new(),
             mode: "inline",
         };
@@ -217,7 +225,7 @@ impl<P: Platform> AppHost<P> {
         self.client.platform().sleep(within_ms).await;
         let (stage, held) = (self.state.borrow().stage, self.state.borrow().held_at_start);
         match stage {
-            Stage::Ready | Stage::Stopped => None,
+            Stage::Ready | Stage::Closing | Stage::Stopped => None,
             _ if held => {
                 let why = "not initialised yet, but held at a breakpoint: the start limit is not applied";
                 self.tracer.note(self.peer.clone(), why.to_owned());
@@ -251,6 +259,10 @@ impl<P: Platform> AppHost<P> {
             Ok(_) => return Vec::new(),
             Err(effects) => return effects,
         };
+        if self.stage() == Stage::Closing {
+            self.while_closing(message);
+            return Vec::new();
+        }
         match message {
             Message::Request { id, method, params } => {
                 let mut effects = Vec::new();
@@ -358,9 +370,14 @@ impl<P: Platform> AppHost<P> {
 
     /// Stops the app: nothing more is read or sent; the page removes the frame.
     fn stop(&self, why: String) -> Effect {
-        self.state.borrow_mut().stage = Stage::Stopped;
-        self.tracer.note(self.peer.clone(), why.clone());
+        self.end(&why);
         Effect::Stopped(why)
+    }
+
+    /// Nothing more is read from the app or sent to it; the reason is noted on its lane.
+    pub(super) fn end(&self, why: &str) {
+        self.state.borrow_mut().stage = Stage::Stopped;
+        self.tracer.note(self.peer.clone(), why.to_owned());
     }
 
     pub(super) fn send(&self, message: Message) {
@@ -406,7 +423,7 @@ impl<P: Platform> AppHost<P> {
                 asked.map(|h| self.height(h)).into_iter().collect()
             }
             "ui/notifications/request-teardown" => {
-                vec![self.stop("The app asked to be closed.".to_owned())]
+                self.teardown("The app asked to be closed.", TEARDOWN_MS).await.into_iter().collect()
             }
             PROXY_READY | "ui/notifications/initialized" => {
                 vec![self.out_of_order(method)]

@@ -3,7 +3,8 @@
 //! (`partial.rs`), then the call's input and result. `sandbox.rs` decides where the app runs (never on the page's
 //! origin), `csp.rs` the policy its document gets, and `host.rs` speaks the app's JSON-RPC
 //! dialect over `postMessage`: the lifecycle, the tool's input and result, and the app's own
-//! calls to its server, each one checked and traced on the app's lane. The page only creates the
+//! calls to its server, each one checked and traced on the app's lane, and its end
+//! (`teardown.rs`). The page only creates the
 //! frame and carries messages (docs/apps.md).
 
 mod context;
@@ -14,6 +15,7 @@ mod host;
 mod partial;
 mod requests;
 mod sandbox;
+mod teardown;
 
 pub use context::{MAX_CHARS, ModelContext, read_message, with_contexts};
 pub use csp::{Policy, document};
@@ -22,6 +24,7 @@ pub use host::{AppAsk, AppHost, AskUser, Effect, HostContext, MAX_PER_SECOND};
 pub use partial::MAX_PARTIAL_CHARS;
 pub use protocol::mcp::apps::HTML_MIME;
 pub use sandbox::{Isolation, Sandbox};
+pub use teardown::TEARDOWN_MS;
 
 use protocol::mcp::Tool;
 use serde_json::Value;

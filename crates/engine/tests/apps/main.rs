@@ -10,6 +10,7 @@ mod breakpoints;
 mod partial;
 #[path = "../support/mod.rs"]
 mod support;
+mod teardown;
 
 use engine::agent::Consent;
 use engine::apps::{AppAsk, AppCall, AppHost, Effect, HostContext, MAX_PER_SECOND};
