@@ -100,6 +100,18 @@ split_point! {
 }
 
 split_point! {
+    /// The timeline's rows, with the engine's projection that builds them from the trace
+    /// (`Timeline::push`). In the agent chunk: rows exist only once events do, and the first
+    /// come from the loop or a connection (a recording opened, or a lesson, fetch it here).
+    agent: fn timeline_rows(trace: crate::state::Trace) {
+        trace.project_with(|timeline, event| {
+            timeline.push(event);
+        });
+        Ok(ViewFn::from(|| crate::timeline::rows::Rows().into_any()))
+    }
+}
+
+split_point! {
     /// The strip naming each task still followed, with its Cancel.
     agent: fn running_tasks() {
         Ok(ViewFn::from(|| crate::timeline::tasks::RunningTasks().into_any()))

@@ -31,6 +31,7 @@ pub use resources::Reading;
 pub use servers::{LogLine, ServerEntry};
 pub use session::{Sessions, Viewing};
 pub use settings::SettingsData;
+pub use trace::Trace;
 pub use workshop::Workshop;
 
 use leptos::prelude::*;

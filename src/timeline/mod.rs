@@ -3,7 +3,7 @@
 //! in the DOM, so 10,000 events scroll as smoothly as 10.
 
 mod detail;
-mod rows;
+pub(crate) mod rows;
 pub(crate) mod tasks;
 
 pub use detail::DetailPane;
@@ -40,11 +40,11 @@ pub fn TimelinePanel() -> impl IntoView {
                     }).collect_view()}
                 </ol>
                 <span class="muted counts" aria-live="off">{move || format!("{} events · {} rows", trace.len(), count())}</span>
-                <button type="button" class="link" on:click=move |_| trace.clear() prop:disabled=move || { count() == 0 }>
+                <button type="button" class="link" on:click=move |_| trace.clear() prop:disabled=move || trace.is_empty()>
                     "Clear"
                 </button>
             </div>
-            <Show when=move || { count() > 0 } fallback=|| view! {
+            <Show when=move || !trace.is_empty() fallback=|| view! {
                 <div class="empty">
                     <p>"Nothing has happened yet. Connect a server or send a message: every HTTP request, \
                         JSON-RPC message and Claude stream will appear here, phase by phase."</p>
@@ -55,7 +55,9 @@ pub fn TimelinePanel() -> impl IntoView {
                     </ol>
                 </div>
             }>
-                <rows::Rows/>
+                // The rows, and the projection that builds them, come with the agent chunk (the
+                // first events come from its code): the first screen carries neither.
+                <crate::chunks::OnDemand what="timeline's rows" load=move || crate::chunks::timeline_rows(trace)/>
             </Show>
             // The pane is a chunk, loaded when a row is first opened.
             <crate::chunks::OnDemandWhen when=Signal::derive(move || svc.trace.selected.with(Option::is_some))

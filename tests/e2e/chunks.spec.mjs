@@ -180,4 +180,40 @@ test.describe("the agent chunk (the loop and the servers' connections)", () => {
     await expect(card.getByText("connected", { exact: true })).toBeVisible();
     console.expectNone();
   });
+
+  // The timeline's rows come with the loop's code too: a recording opened while that code
+  // cannot arrive shows its chat, and the timeline says its rows did not arrive, with Retry.
+  test("a recording opened without it: the timeline says its rows did not arrive, and Retry draws them", async ({ page, browser }) => {
+    await openApp(page);
+    await page.getByLabel("Demo model (no key)").check();
+    await ask(page, "What is 17 * 23?");
+    await expect(chat(page).getByText("calculate said: 17 * 23 = 391", { exact: false })).toBeVisible();
+    const workshop = page.getByRole("region", { name: "Workshop" });
+    await workshop.getByText("Workshop").click();
+    const downloading = page.waitForEvent("download");
+    await workshop.getByRole("button", { name: "Export this session" }).click();
+    const file = await (await downloading).path();
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, serviceWorkers: "block" });
+    const viewer = await context.newPage();
+    const console = watchConsole(viewer, ["Failed to load resource", "TypeError: Failed to fetch", "net::ERR_FAILED"]);
+    await viewer.route(/\/split_agent\.wasm$/, (route) => route.abort("failed"));
+    await openApp(viewer);
+    const panel = viewer.getByRole("region", { name: "Workshop" });
+    await panel.getByText("Workshop").click();
+    await panel.getByLabel("Open a recorded session…").setInputFiles(file);
+    await expect(chat(viewer).getByText("calculate said: 17 * 23 = 391", { exact: false })).toBeVisible();
+    const timeline = viewer.locator("#timeline");
+    const missing = timeline.getByRole("alert").filter({ hasText: "The timeline's rows did not arrive" });
+    await expect(missing).toBeVisible();
+    await expect(timeline).toContainText(/\d+ events · 0 rows/);
+    await snap(viewer, "timeline-rows-missing");
+
+    await viewer.unroute(/\/split_agent\.wasm$/);
+    await missing.getByRole("button", { name: "Retry" }).click();
+    await expect(await timelineRow(viewer, /^Loopscope to Local functions: calculate\(\)/)).toBeVisible();
+    await expect(missing).toHaveCount(0);
+    console.expectNone();
+    await context.close();
+  });
 });
