@@ -10,11 +10,11 @@ import { join } from "node:path";
 import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 
 const BUDGET = {
-  first: { gzip: 355_100, brotli: 286_400 },
+  first: { gzip: 346_100, brotli: 279_300 },
   // Per chunk, gzip, by split point (src/chunks/).
   chunks: {
-    agent: 284_300, workshop: 124_600, explore: 211_200, detail: 38_200, signin: 64_000, demo: 41_800, settings: 46_600,
-    compare: 18_700,
+    agent: 300_900, workshop: 126_200, explore: 214_500, detail: 38_700, signin: 64_900, demo: 42_000, settings: 48_200,
+    compare: 18_900,
   },
 };
 // Issue 21's target for the first load.

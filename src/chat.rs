@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use super::chunks::OnDemand;
-use super::state::{NoticeLevel, Shown, use_services};
+use super::state::{NoticeLevel, Shown, ShownBlock, use_services};
 use super::widgets::{Code, FailureBox};
 use engine::chat::{Block, ToolCall, ToolState, ToolStatus};
 use engine::session::ToolOutcome;
@@ -94,14 +94,10 @@ fn block_text(block: RwSignal<Block>) -> impl Fn() -> String + Copy {
     }
 }
 
-#[component]
-fn Item(item: Shown) -> impl IntoView {
-    match item {
-        Shown::User { text, .. } => view! {
-            <div class="msg user"><span class="who">"You"</span><p class="prose">{text}</p></div>
-        }
-        .into_any(),
-        Shown::Assistant { blocks, demo, usage, .. } => view! {
+/// Claude's answer: its text, thinking and tool calls, each following the block as it moves on
+/// (in the agent chunk, `chunks::answer`).
+pub fn answer(blocks: RwSignal<Vec<ShownBlock>>, demo: bool, usage: RwSignal<Option<String>>) -> AnyView {
+    view! {
             <div class="msg assistant">
                 <span class="who">{if demo { "Demo model" } else { "Claude" }}</span>
                 <For each=move || blocks.get() key=|b| b.key let:block>
@@ -127,6 +123,21 @@ fn Item(item: Shown) -> impl IntoView {
                     </p>
                 })}
             </div>
+    }
+    .into_any()
+}
+
+#[component]
+fn Item(item: Shown) -> impl IntoView {
+    match item {
+        Shown::User { text, .. } => view! {
+            <div class="msg user"><span class="who">"You"</span><p class="prose">{text}</p></div>
+        }
+        .into_any(),
+        // Claude's answer is drawn by the agent chunk's code (only a turn, or a recording
+        // opened, makes one): the first screen carries none of its views.
+        Shown::Assistant { blocks, demo, usage, .. } => view! {
+            <OnDemand what="answer's view" load=move || crate::chunks::answer(blocks, demo, usage)/>
         }
         .into_any(),
         Shown::Notice { level, text, hint, .. } => {

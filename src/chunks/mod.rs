@@ -112,6 +112,14 @@ split_point! {
 }
 
 split_point! {
+    /// Claude's answer in the chat: its text, thinking and tool calls as they move on. In the
+    /// agent chunk: only a turn (or a recording opened) makes one.
+    agent: fn answer(blocks: RwSignal<Vec<crate::state::ShownBlock>>, demo: bool, usage: RwSignal<Option<String>>) {
+        Ok(ViewFn::from(move || crate::chat::answer(blocks, demo, usage)))
+    }
+}
+
+split_point! {
     /// The strip naming each task still followed, with its Cancel.
     agent: fn running_tasks() {
         Ok(ViewFn::from(|| crate::timeline::tasks::RunningTasks().into_any()))

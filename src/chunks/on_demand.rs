@@ -23,6 +23,12 @@ impl From<SplitLoaderError> for ChunkMissing {
 /// What a split function hands back: the feature's view, built by code in its chunk.
 pub type Loaded = Result<ViewFn, ChunkMissing>;
 
+thread_local! {
+    /// Counts the parts of the page that arrived (reference-counted, not owned by the view that
+    /// first reads it).
+    static ARRIVALS: ArcRwSignal<u32> = ArcRwSignal::new(0);
+}
+
 /// Shows the view a chunk builds, loading it on first use; `what` names the feature in the
 /// loading line and in the sentence that says it did not arrive.
 #[component]
@@ -37,7 +43,25 @@ where
 /// [`OnDemand`]'s body, built once for every split point rather than once per caller's closure
 /// (each instance of a resource and its view costs the first chunk about 2 KB; docs/size.md).
 fn on_demand(what: &'static str, load: Rc<dyn Fn() -> LocalBoxFuture<'static, Loaded>>) -> AnyView {
-    let chunk = LocalResource::new(move || load());
+    let chunk = LocalResource::new(move || {
+        let loading = load();
+        async move {
+            let loaded = loading.await;
+            if loaded.is_ok() {
+                ARRIVALS.with(|a| a.update(|n| *n += 1));
+            }
+            loaded
+        }
+    });
+    // A part that did not arrive tries again when another arrives (its Retry, a later use, the
+    // idle prefetch): one Retry that works brings back every place that said it failed.
+    Effect::new(move |seen: Option<u32>| {
+        let now = ARRIVALS.with(|a| a.get());
+        if seen.is_some_and(|s| s != now) && matches!(chunk.get_untracked(), Some(Err(ChunkMissing))) {
+            chunk.refetch();
+        }
+        now
+    });
     (move || match chunk.get() {
         None => view! { <p class="muted chunk-loading" role="status">{format!("Loading the {what}…")}</p> }.into_any(),
         Some(Ok(view)) => view.run(),

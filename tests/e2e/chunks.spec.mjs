@@ -181,9 +181,10 @@ test.describe("the agent chunk (the loop and the servers' connections)", () => {
     console.expectNone();
   });
 
-  // The timeline's rows come with the loop's code too: a recording opened while that code
-  // cannot arrive shows its chat, and the timeline says its rows did not arrive, with Retry.
-  test("a recording opened without it: the timeline says its rows did not arrive, and Retry draws them", async ({ page, browser }) => {
+  // The timeline's rows and Claude's answers come with the loop's code too: a recording opened
+  // while that code cannot arrive shows its questions, and the answers and the timeline say they
+  // did not arrive; one Retry draws them all.
+  test("a recording opened without it: its answers and the timeline's rows say they did not arrive, and one Retry draws them", async ({ page, browser }) => {
     await openApp(page);
     await page.getByLabel("Demo model (no key)").check();
     await ask(page, "What is 17 * 23?");
@@ -202,7 +203,9 @@ test.describe("the agent chunk (the loop and the servers' connections)", () => {
     const panel = viewer.getByRole("region", { name: "Workshop" });
     await panel.getByText("Workshop").click();
     await panel.getByLabel("Open a recorded session…").setInputFiles(file);
-    await expect(chat(viewer).getByText("calculate said: 17 * 23 = 391", { exact: false })).toBeVisible();
+    // The question shows; the answer is drawn by that code too, and says it did not arrive.
+    await expect(chat(viewer).getByText("What is 17 * 23?")).toBeVisible();
+    await expect(chat(viewer).getByRole("alert").filter({ hasText: "The answer's view did not arrive" }).first()).toBeVisible();
     const timeline = viewer.locator("#timeline");
     const missing = timeline.getByRole("alert").filter({ hasText: "The timeline's rows did not arrive" });
     await expect(missing).toBeVisible();
@@ -213,6 +216,9 @@ test.describe("the agent chunk (the loop and the servers' connections)", () => {
     await missing.getByRole("button", { name: "Retry" }).click();
     await expect(await timelineRow(viewer, /^Loopscope to Local functions: calculate\(\)/)).toBeVisible();
     await expect(missing).toHaveCount(0);
+    // One Retry that worked brings back every place that said it failed: the answers too.
+    await expect(chat(viewer).getByText("calculate said: 17 * 23 = 391", { exact: false })).toBeVisible();
+    await expect(chat(viewer).getByText("did not arrive", { exact: false })).toHaveCount(0);
     console.expectNone();
     await context.close();
   });
