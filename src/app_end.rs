@@ -18,6 +18,8 @@ pub type Close = Rc<dyn Fn(&'static str) -> LocalBoxFuture<'static, ()>>;
 thread_local! {
     /// The apps on the page, by the instance number of their lane.
     static OPEN: RefCell<Vec<(u32, Close)>> = const { RefCell::new(Vec::new()) };
+    /// What asked to clear the chat while the apps were being ended: run, in order, after.
+    static WAITING: RefCell<Vec<Box<dyn FnOnce()>>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Registers a frame's app until the frame goes; the first one installs the ending.
@@ -35,14 +37,17 @@ fn end_all(apps: LiveApps, why: &'static str, then: Box<dyn FnOnce()>) {
     if all.is_empty() {
         return then();
     }
-    // A second removal while the first waits is not started (its button is disabled).
+    // A second removal while the first waits (a recording opened then) goes after it.
     if apps.closing.get_untracked() {
-        return;
+        return WAITING.with(|w| w.borrow_mut().push(then));
     }
     apps.closing.set(true);
     spawn_local(async move {
         join_all(all.iter().map(|close| close(why))).await;
         apps.closing.set(false);
         then();
+        for next in WAITING.with(|w| std::mem::take(&mut *w.borrow_mut())) {
+            next();
+        }
     });
 }

@@ -94,8 +94,8 @@ pub fn AppFrame(block: RwSignal<Block>) -> impl IntoView {
     let frame = NodeRef::<Iframe>::new();
     let height = RwSignal::new(FIRST_HEIGHT);
     let problem = RwSignal::new(None::<String>);
-    // Why the frame is gone, and whether the app was stopped for what it did (else it ended).
-    let stopped = RwSignal::new(None::<(String, bool)>);
+    // Why the frame is gone: the app stopped for what it did, or closed.
+    let stopped = RwSignal::new(None::<Effect>);
     let mode = RwSignal::new("inline");
     // What the app asks the user to agree to, and where the answer goes.
     let asking = RwSignal::new(None::<AppAsk>);
@@ -141,8 +141,7 @@ pub fn AppFrame(block: RwSignal<Block>) -> impl IntoView {
             match effect {
                 Effect::Height(h) => height.set(h),
                 Effect::Problem(p) => problem.set(Some(p)),
-                Effect::Stopped(why) => stopped.set(Some((why, true))),
-                Effect::Closed(why) => stopped.set(Some((why, false))),
+                gone @ (Effect::Stopped(_) | Effect::Closed(_)) => stopped.set(Some(gone)),
                 Effect::Context(c) => svc.conversation.keep_app_context(c),
                 Effect::Mode(m) => mode.set(m),
             }
@@ -238,9 +237,9 @@ pub fn AppFrame(block: RwSignal<Block>) -> impl IntoView {
             </figcaption>
             {move || asking.get().map(|what| view! { <Asking what reply/> })}
             {move || match stopped.get() {
-                Some((why, true)) => view! { <p class="form-error app-problem" role="alert">{why}</p> }.into_any(),
-                Some((why, false)) => view! { <p class="muted app-problem" role="status">{why}</p> }.into_any(),
-                None => view! {
+                Some(Effect::Stopped(why)) => view! { <p class="form-error app-problem" role="alert">{why}</p> }.into_any(),
+                Some(Effect::Closed(why)) => view! { <p class="muted app-problem" role="status">{why}</p> }.into_any(),
+                _ => view! {
                     <iframe
                         node_ref=frame
                         src=src.clone()

@@ -102,7 +102,7 @@ split_point! {
 split_point! {
     /// The timeline's rows, with the engine's projection that builds them from the trace
     /// (`Timeline::push`). In the agent chunk: rows exist only once events do, and the first
-    /// come from the loop or a connection (a recording opened, or a lesson, fetch it here).
+    /// come from the loop or a connection (a recording opened first fetches the chunk here).
     agent: fn timeline_rows(trace: crate::state::Trace) {
         trace.project_with(|timeline, event| {
             timeline.push(event);
