@@ -1,4 +1,5 @@
 // Trunk's post-build step (Trunk.toml), on every build, debug or release, in Trunk's staging dir:
+//   0. (release) minifies assets/boot.mjs, which Trunk copies as it is (terser, scripts/lib/tools.sh);
 //   1. writes the start of the app into index.html: preload links for the first chunk of wasm
 //      and its script, and the start script that hands them to assets/boot.mjs with the wasm's
 //      size (scripts/build-wasm.mjs left their names in wasm.json);
@@ -8,6 +9,7 @@
 //      else (every chunk included: offline after one visit);
 //   4. (release) writes a .gz and a .br beside each file (scripts/precompress.mjs).
 // By hand: node scripts/post-build.mjs dist release
+import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync, statSync, readdirSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { createHash } from "node:crypto";
@@ -18,6 +20,12 @@ const release = (process.argv[3] ?? process.env.TRUNK_PROFILE) === "release";
 
 function walk(d) {
   return readdirSync(d).flatMap((f) => (statSync(join(d, f)).isDirectory() ? walk(join(d, f)) : [join(d, f)]));
+}
+
+// 0. The start's own script is part of the first load.
+if (release) {
+  const boot = join(dir, "boot.mjs");
+  execFileSync("terser", [boot, "--module", "--compress", "passes=2", "--mangle", "--output", boot], { stdio: ["ignore", "inherit", "inherit"] });
 }
 
 const pagePath = join(dir, "index.html");

@@ -10,11 +10,11 @@ import { join } from "node:path";
 import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 
 const BUDGET = {
-  first: { gzip: 346_100, brotli: 279_300 },
+  first: { gzip: 317_900, brotli: 257_400 },
   // Per chunk, gzip, by split point (src/chunks/).
   chunks: {
-    agent: 300_900, workshop: 126_200, explore: 214_500, detail: 38_700, signin: 64_900, demo: 42_000, settings: 48_200,
-    compare: 18_900,
+    agent: 318_700, workshop: 146_600, explore: 235_500, detail: 42_500, signin: 66_500, demo: 43_500, settings: 50_300,
+    compare: 19_000,
   },
 };
 // Issue 21's target for the first load.

@@ -6,7 +6,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 TOOLS="$ROOT/.tools"          # project-local tools (npm binaryen); git-ignored
-export PATH="$HOME/.cargo/bin:$TOOLS/binaryen/node_modules/.bin:$PATH"
+export PATH="$HOME/.cargo/bin:$TOOLS/binaryen/node_modules/.bin:$TOOLS/terser/node_modules/.bin:$PATH"
 
 # Each step says when it started (seconds since the script began), so slow layers show.
 step() { printf '\033[1;34m==>\033[0m [%3d s] %s\n' "$SECONDS" "$*" >&2; }

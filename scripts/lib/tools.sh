@@ -2,6 +2,7 @@
 
 TRUNK_VERSION=0.21.14
 BINARYEN_VERSION=132
+TERSER_VERSION=5.51.4
 
 ensure_rust() {
     require cargo "install Rust with rustup (https://rustup.rs)"
@@ -58,10 +59,25 @@ ensure_wasm_opt() {
     fi
 }
 
+# The release build minifies the JS that wasm-bindgen and the splitter write (Trunk minifies only
+# the files it processes itself): terser, pure JS, pinned (docs/size.md).
+ensure_minifier() {
+    local have
+    have=$("$TOOLS/terser/node_modules/.bin/terser" --version 2>/dev/null | awk '{print $2}' || true)
+    if [ "$have" != "$TERSER_VERSION" ]; then
+        require_node
+        step "Installing terser@$TERSER_VERSION into .tools/terser"
+        mkdir -p "$TOOLS/terser"
+        npm install --silent --no-audit --no-fund --prefix "$TOOLS/terser" "terser@$TERSER_VERSION" \
+            || die "npm install terser@$TERSER_VERSION failed"
+    fi
+}
+
 ensure_build_tools() {
     ensure_rust
     ensure_trunk
     ensure_wasm_bindgen
     ensure_wasm_opt
+    ensure_minifier
     cargo fetch --quiet
 }

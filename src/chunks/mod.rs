@@ -54,8 +54,10 @@ split_point! {
 }
 
 split_point! {
-    /// The banner of a lesson.
-    workshop: fn lesson() {
+    /// The banner of a lesson. Its arrival opens the lesson the page's address named, if any:
+    /// reading and running lessons is this chunk's code, so a Retry here opens it too.
+    workshop: fn lesson(svc: crate::state::Services) {
+        svc.open_lesson_from_address();
         Ok(ViewFn::from(|| crate::workshop::LessonBody().into_any()))
     }
 }
@@ -71,6 +73,14 @@ split_point! {
     /// A server card's tabs: its tools (with calls by hand), resources, prompts and log.
     explore, preload preload_explore: fn server_tab(entry: ServerEntry, tab: crate::servers::Tab) {
         Ok(ViewFn::from(move || crate::servers::tab_view(entry.clone(), tab)))
+    }
+}
+
+split_point! {
+    /// The local functions' card, opened: each function with its form, to call by hand (the
+    /// schema form and the functions' own code come with it).
+    explore: fn local_tools() {
+        Ok(ViewFn::from(|| crate::servers::LocalTools().into_any()))
     }
 }
 

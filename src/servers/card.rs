@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use super::auth::relevant;
 use super::credential_pairs;
 use super::explore::{LogTab, PromptsTab, ResourcesTab};
-use super::tools::{LocalTools, ToolsTab};
+use super::tools::ToolsTab;
 use crate::chunks::OnDemand;
 use crate::state::{ServerEntry, use_services};
 use crate::widgets::{Disclosure, FailureBox};
@@ -254,7 +254,7 @@ pub fn LocalCard() -> impl IntoView {
                 <Disclosure open=open what="local functions"/>
             </header>
             <Show when=move || open.get()>
-                <LocalTools/>
+                <OnDemand what="local functions" load=crate::chunks::local_tools/>
             </Show>
         </article>
     }

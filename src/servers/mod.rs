@@ -8,6 +8,7 @@ mod tools;
 
 pub use auth::AuthSection;
 pub use card::{Tab, tab_view};
+pub use tools::LocalTools;
 
 use leptos::prelude::*;
 

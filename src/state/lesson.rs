@@ -36,6 +36,9 @@ pub struct Lessons {
     /// The servers (page ids) the user agreed to let this lesson use: its calls to any other
     /// server wait for the user's approval (`engine::agent::consent`).
     pub agreed: RwSignal<Vec<String>>,
+    /// The lesson the page's address names, until the code that opens it arrives: the lesson's
+    /// banner is a chunk, and loading it opens this lesson (`chunks::lesson`).
+    pub from_address: RwSignal<Option<LessonSource>>,
     /// A link that carries the lesson opened from a file, to hand out (or why there is none).
     pub link: RwSignal<Option<Result<String, String>>>,
     /// The fault rules the current step added, to take away on leaving it.
@@ -53,6 +56,7 @@ impl Lessons {
             problem: RwSignal::new(None),
             pending: RwSignal::new(Vec::new()),
             agreed: RwSignal::new(Vec::new()),
+            from_address: RwSignal::new(None),
             link: RwSignal::new(None),
             added: StoredValue::new(Vec::new()),
             model_before: StoredValue::new(None),
@@ -73,19 +77,31 @@ fn absolute(url: &str) -> String {
 }
 
 impl Services {
-    /// Opens the lesson the page's address names, if it names one.
-    pub(super) fn open_lesson_from_address(&self) {
+    /// Notes the lesson the page's address names, if it names one: its banner shows, and the
+    /// banner's chunk opens it ([`Self::open_lesson_from_address`]). The first screen only reads
+    /// the address; reading and running a lesson is the workshop chunk's code.
+    pub(super) fn note_lesson_from_address(&self) {
         let search = location().search().unwrap_or_default();
         let hash = location().hash().unwrap_or_default();
         match lesson::source(&search, &hash) {
             None => {}
             Some(Err(e)) => self.lessons.problem.set(Some(format!("The link's lesson cannot be opened: {e}."))),
-            Some(Ok(LessonSource::Inline(text))) => match lesson::parse(&text) {
+            Some(Ok(source)) => self.lessons.from_address.set(Some(source)),
+        }
+    }
+
+    /// Opens the lesson the page's address named, once (called as its banner's code arrives).
+    pub fn open_lesson_from_address(&self) {
+        // Taken last, so the banner (shown while any of these holds) stays up throughout.
+        match self.lessons.from_address.get_untracked() {
+            None => return,
+            Some(LessonSource::Inline(text)) => match lesson::parse(&text) {
                 Ok(l) => self.start_lesson(l),
                 Err(e) => self.lessons.problem.set(Some(format!("The link's lesson cannot be opened: {e}."))),
             },
-            Some(Ok(LessonSource::Url(url))) => self.load_lesson(&url),
+            Some(LessonSource::Url(url)) => self.load_lesson(&url),
         }
+        self.lessons.from_address.set(None);
     }
 
     /// Fetches the lesson at `url` (relative to the page, or absolute) and opens it.

@@ -119,7 +119,7 @@ impl Services {
             services.settings.update(|d| d.demo = true);
             services.add_demo_server();
         }
-        services.open_lesson_from_address();
+        services.note_lesson_from_address();
         services
     }
 

@@ -96,13 +96,18 @@ fn ServersConsent(calls: Vec<ScriptedCall>) -> impl IntoView {
 }
 
 /// Where a lesson shows, over the chat and the timeline; its banner is a chunk, loaded when a
-/// lesson first opens (or is loading, or failed to).
+/// lesson first opens (or is named by the page's address, or is loading, or failed to).
 #[component]
 pub fn LessonBanner() -> impl IntoView {
-    let l = use_services().lessons;
-    let any =
-        move || l.loading.with(Option::is_some) || l.problem.with(Option::is_some) || l.current.with(Option::is_some);
-    view! { <crate::chunks::OnDemandWhen when=Signal::derive(any) what="lesson" load=crate::chunks::lesson/> }
+    let svc = use_services();
+    let l = svc.lessons;
+    let any = move || {
+        l.from_address.with(Option::is_some)
+            || l.loading.with(Option::is_some)
+            || l.problem.with(Option::is_some)
+            || l.current.with(Option::is_some)
+    };
+    view! { <crate::chunks::OnDemandWhen when=Signal::derive(any) what="lesson" load=move || crate::chunks::lesson(svc)/> }
 }
 
 /// The lesson in progress: its loading line, its problem, or its steps.

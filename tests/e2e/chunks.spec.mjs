@@ -105,6 +105,25 @@ test.describe("a chunk that does not arrive", () => {
     console.expectNone();
   });
 
+  // Reading and running a lesson is the workshop chunk's code: a link's lesson waits for it.
+  test("a link's lesson waits for the workshop's code: said where the lesson shows, and one Retry opens it", async ({ page }) => {
+    const console = watchConsole(page, ["Failed to load resource", "TypeError: Failed to fetch", "net::ERR_FAILED"]);
+    await page.route(/\/split_workshop\.wasm$/, (route) => route.abort("failed"));
+    await openApp(page, "./?lesson=lessons/four-phases.json");
+    const missing = page.getByRole("alert").filter({ hasText: "The lesson did not arrive" });
+    await expect(missing).toBeVisible();
+    // Nothing of the lesson ran without its code: no model picked, no server added.
+    await expect(page.getByRole("article", { name: "demo" })).toHaveCount(0);
+    await expect(page.getByLabel("Demo model (no key)")).not.toBeChecked();
+    await page.unroute(/\/split_workshop\.wasm$/);
+    await missing.getByRole("button", { name: "Retry" }).click();
+    const lesson = page.getByRole("region", { name: "The four phases of a tool call" });
+    await expect(lesson).toContainText("Step 1 of 5");
+    await expect(page.getByRole("article", { name: "demo" }).getByText("connected", { exact: true })).toBeVisible();
+    await expect(missing).toHaveCount(0);
+    console.expectNone();
+  });
+
   test("the demo's code: the turn ends with a network error that says what happened, and works once it arrives", async ({ page }) => {
     const console = watchConsole(page, ["Failed to load resource", "TypeError: Failed to fetch", "net::ERR_FAILED"]);
     await page.route(/\/split_demo\.wasm$/, (route) => route.abort("failed"));
