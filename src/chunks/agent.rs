@@ -7,51 +7,32 @@
 
 use std::rc::Rc;
 
-use engine::agent::{Agent, Emit, ServerHandle, Turn, TurnOutcome};
 use engine::cancel::CancelToken;
-use engine::claude::ClaudeSettings;
 use engine::mcp::{McpClient, ServerNotification};
 use futures::future::LocalBoxFuture;
 use leptos::prelude::{ArcRwSignal, Get, Set};
-use protocol::claude::Message;
 #[cfg(loopscope_split)]
 use wasm_split_helpers::wasm_split;
 
 use super::ChunkMissing;
 use crate::PagePlatform;
-use crate::state::Services;
+use crate::state::{Services, TurnInput};
 #[cfg(not(loopscope_split))]
 use wasm_split_helpers::SplitLoaderError;
 
-/// What the page adds to a turn beyond what it runs on (approval, consent, the teaching switch,
-/// faults, breakpoints, the thinking binding, a lesson's opening choice), as
-/// `Turn { …, ..turn }`.
-pub type TurnOptions = Box<dyn for<'a> FnOnce(Turn<'a, PagePlatform>) -> Turn<'a, PagePlatform>>;
-
-/// What a turn is given. The settings, servers and cancel token are owned here, so the turn's
-/// future can outlive the call that started it.
-pub struct TurnInput {
-    pub agent: Rc<Agent<PagePlatform>>,
-    pub history: Vec<Message>,
-    pub message: Message,
-    pub settings: ClaudeSettings,
-    pub servers: Vec<ServerHandle<PagePlatform>>,
-    pub cancel: CancelToken,
-    pub max_iterations: u32,
-    pub options: TurnOptions,
-    pub emit: Emit,
+split_point! {
+    /// A turn of the loop, prepared by the first screen (`Conversation::turn_with`); whether
+    /// Claude ended it itself.
+    agent, preload preload_agent: fn run_turn(svc: Services, input: TurnInput) -> Result<LocalBoxFuture<'static, bool>, ChunkMissing> {
+        Ok(Box::pin(svc.conversation.run_prepared(svc, input)))
+    }
 }
 
 split_point! {
-    /// A turn of the loop.
-    agent, preload preload_agent: fn run_turn(input: TurnInput) -> Result<LocalBoxFuture<'static, TurnOutcome>, ChunkMissing> {
-        Ok(Box::pin(async move {
-            let TurnInput { agent, history, message, settings, servers, cancel, max_iterations, options, emit } = input;
-            // Given here, not where the agent is made: the first screen carries none of it.
-            agent.give_skills(Rc::new(super::SkillsFromChunk));
-            let turn = options(Turn::new(&settings, &servers, &cancel, max_iterations));
-            agent.run(history, message, &turn, emit).await
-        }))
+    /// Whether this https page is its own OAuth client id (`client-metadata.json` beside it),
+    /// asked once at start before the saved servers reconnect, which wait for this chunk anyway.
+    agent: fn check_metadata_document(platform: Rc<PagePlatform>) -> Result<LocalBoxFuture<'static, ()>, ChunkMissing> {
+        Ok(Box::pin(async move { crate::state::check_metadata_document(&platform).await }))
     }
 }
 

@@ -13,7 +13,7 @@ mod sign_in;
 mod skills;
 
 pub use agent::{
-    TurnInput, TurnOptions, arrived as agent_arrived, close_connection, fetch_soon as fetch_agent_soon,
+    arrived as agent_arrived, check_metadata_document, close_connection, fetch_soon as fetch_agent_soon,
     open_connection, run_turn, server_notified,
 };
 pub use demo::DemoFromChunk;
@@ -89,6 +89,22 @@ split_point! {
     /// the explore chunk, with the other extensions' code (skills).
     explore: fn app_frame(block: RwSignal<engine::chat::Block>) {
         Ok(ViewFn::from(move || view! { <crate::app_frame::AppFrame block/> }.into_any()))
+    }
+}
+
+split_point! {
+    /// What a connected server said of itself, on its card. In the agent chunk: only its code
+    /// connects a server.
+    agent: fn server_info(entry: ServerEntry) {
+        Ok(ViewFn::from(move || view! { <crate::servers::ServerInfo entry=entry.clone()/> }.into_any()))
+    }
+}
+
+split_point! {
+    /// A connected server's tabs (their bodies are the explore and workshop chunks'), and the
+    /// lists that failed. In the agent chunk, like the connection.
+    agent: fn server_tabs(entry: ServerEntry, tab: RwSignal<crate::servers::Tab>) {
+        Ok(ViewFn::from(move || view! { <crate::servers::ServerTabs entry=entry.clone() tab/> }.into_any()))
     }
 }
 

@@ -1,6 +1,7 @@
-//! One server: its connection as the engine knows it, what it said about itself, and tabs to
-//! explore it. A server whose saved headers were not remembered asks for them before it
-//! connects, instead of connecting without them.
+//! One server: its connection as the engine knows it, its failure, revision and actions; once
+//! connected, what it said about itself and tabs to explore it (`connected.rs`, drawn by the agent
+//! chunk that connected it). A server whose saved headers were not remembered asks for them
+//! before it connects, instead of connecting without them.
 
 use leptos::prelude::*;
 
@@ -26,7 +27,7 @@ pub enum Tab {
 
 impl Tab {
     /// What the tab shows, in a sentence ("Loading the server's tools…").
-    fn what(self) -> &'static str {
+    pub(super) fn what(self) -> &'static str {
         match self {
             Tab::Tools => "server's tools",
             Tab::Resources => "server's resources",
@@ -119,7 +120,7 @@ pub fn ServerCard(entry: ServerEntry) -> impl IntoView {
     let name_entry = entry.clone();
     let missing = move || data.with(|d| d.headers_missing);
     let again = entry.clone();
-    let tab_entry = StoredValue::new(entry.clone());
+    let held = StoredValue::new(entry.clone());
 
     view! {
         <article class="server-card" aria-labelledby=labelled_by>
@@ -150,23 +151,10 @@ pub fn ServerCard(entry: ServerEntry) -> impl IntoView {
                 }
             }
             <Show when=move || open.get()>
-                {move || data.with(|d| d.info.clone().map(|i| (i, d.why.clone()))).map(|(info, why)| {
-                    let modern = Revision::parse(&info.protocol_version).is_some_and(Revision::is_modern);
-                    let caps = engine::mcp::declared::capabilities_line(&info.capabilities);
-                    let shape = if modern { "no handshake, no session: each request says its version" } else { "initialize handshake and a session" };
-                    view! {
-                        <dl class="server-info">
-                            <dt>"Server"</dt><dd>{format!("{} {}", info.server_info.name, info.server_info.version)}</dd>
-                            <dt>"Protocol"</dt><dd><strong>{info.protocol_version.clone()}</strong>{format!(" · {shape}")}</dd>
-                            <dt>"Why"</dt><dd class="why">{why}</dd>
-                            <dt>"Capabilities"</dt><dd>{caps}</dd>
-                            <dt>"Server stream"</dt><dd>{move || data.with(|d| d.stream.clone()).unwrap_or_else(|| "—".into())}</dd>
-                        </dl>
-                        {info.instructions.clone().map(|text| view! {
-                            <details class="instructions"><summary>"Instructions"</summary><p class="prose">{text}</p></details>
-                        })}
-                    }
-                })}
+                // What a connected server said of itself: the agent chunk's code, which connected it.
+                <Show when=move || data.with(|d| d.info.is_some())>
+                    <OnDemand what="server's details" load=move || crate::chunks::server_info(held.get_value())/>
+                </Show>
                 <div class="field inline revision">
                     <label for=format!("server-{}-revision", sid.get_value())>"Revision"</label>
                     <select id=format!("server-{}-revision", sid.get_value())
@@ -198,31 +186,7 @@ pub fn ServerCard(entry: ServerEntry) -> impl IntoView {
                     <button type="button" class="danger" on:click=move |_| svc.remove_server(sid.get_value())>"Remove"</button>
                 </div>
                 <Show when=usable>
-                    {move || data.with(|d| d.list_failures.clone()).into_iter().map(|(what, failure)| view! {
-                        <p class="list-failed">{format!("{what} failed:")}</p>
-                        <FailureBox failure/>
-                    }).collect_view()}
-                    <div class="tabs" role="tablist" aria-label="Explore this server">
-                        {[(Tab::Tools, "Tools"), (Tab::Resources, "Resources"), (Tab::Prompts, "Prompts"), (Tab::Log, "Log"), (Tab::Faults, "Faults")]
-                            .into_iter()
-                            .map(|(t, name)| view! {
-                                <button type="button" role="tab" aria-selected=move || (tab.get() == t).to_string()
-                                    class:active=move || tab.get() == t on:click=move |_| tab.set(t)>{name}</button>
-                            })
-                            .collect_view()}
-                    </div>
-                    <div class="tab-panel" role="tabpanel">
-                        {move || {
-                            let entry = tab_entry.get_value();
-                            match tab.get() {
-                                Tab::Faults => view! {
-                                    <OnDemand what=Tab::Faults.what() load=move || crate::chunks::server_faults(entry.clone())/>
-                                }
-                                .into_any(),
-                                t => view! { <OnDemand what=t.what() load=move || crate::chunks::server_tab(entry.clone(), t)/> }.into_any(),
-                            }
-                        }}
-                    </div>
+                    <OnDemand what="server's tabs" load=move || crate::chunks::server_tabs(held.get_value(), tab)/>
                 </Show>
             </Show>
         </article>

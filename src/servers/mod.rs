@@ -3,11 +3,13 @@
 
 mod auth;
 mod card;
+mod connected;
 mod explore;
 mod tools;
 
 pub use auth::AuthSection;
 pub use card::{Tab, tab_view};
+pub use connected::{ServerInfo, ServerTabs};
 pub use tools::LocalTools;
 
 use leptos::prelude::*;

@@ -20,7 +20,7 @@ thread_local! {
 
 /// Checks `client-metadata.json` next to the page. Only an https page can be a client id
 /// (the authorization server fetches the document), and only if the document names itself.
-pub(super) async fn check_metadata_document(platform: &Rc<PagePlatform>) {
+pub async fn check_metadata_document(platform: &Rc<PagePlatform>) {
     let href = location().href().unwrap_or_default();
     if !href.starts_with("https://") {
         return;

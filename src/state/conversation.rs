@@ -4,17 +4,18 @@
 use engine::apps::ModelContext;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use std::rc::Rc;
+
+mod turn;
+
+pub use turn::TurnInput;
 
 use super::Services;
 use super::chat::NoticeLevel;
-use super::dialogs::{Answer, DialogKind};
-use crate::chunks::{TurnInput, TurnOptions, did_not_arrive, run_turn};
-use engine::agent::{Approver, AskWhy, Consent, Driver, Teach, Turn, approval};
+use crate::chunks::{did_not_arrive, run_turn};
+use engine::agent::{Consent, Driver, Teach};
 use engine::cancel::CancelToken;
 use engine::claude::connector::ConnectorServer;
-use engine::trace::RouteTarget;
-use protocol::claude::{Message, ToolUse};
+use protocol::claude::Message;
 
 /// What an app is told when a new conversation removes it.
 const NEW: &str = "The user began a new conversation.";
@@ -248,32 +249,10 @@ impl Conversation {
                 (history, None, via)
             }
         };
-        let (agent, faults) = svc.runtime(|r| (r.agent.clone(), r.faults.clone()));
-        let approve: Approver = Rc::new(move |t: &ToolUse, target: &RouteTarget, why: &AskWhy| {
-            let kind = DialogKind::Approval {
-                tool: t.name.clone(),
-                target: target.describe(),
-                input: t.input.clone(),
-                why: why.clone(),
-            };
-            approval(async move { matches!(svc.dialogs.ask(kind).await, Some(Answer::Approve(true))) })
-        });
-        let consent = svc.consent().with_ask_each(data.ask_before_tools);
         let opening_choice = svc
             .lessons
             .current
             .with_untracked(|l| l.as_ref().and_then(|l| l.opening_choice(svc.lessons.step.get_untracked())));
-        let options: TurnOptions = Box::new(move |turn| Turn {
-            approve: Some(approve),
-            consent,
-            teach,
-            faults: Some(faults),
-            pause: Some(svc.pausing.pauser()),
-            binding,
-            opening_choice,
-            connector,
-            ..turn
-        });
         // The apps' latest contexts go with this message, once (never with a comparison's).
         let contexts = if keep { this.app_context.try_update(std::mem::take).unwrap_or_default() } else { Vec::new() };
         if !contexts.is_empty() {
@@ -287,52 +266,36 @@ impl Conversation {
                 None,
             );
         }
-        let message = engine::apps::with_contexts(text, &contexts);
+        let input = TurnInput {
+            history,
+            message: engine::apps::with_contexts(text, &contexts),
+            settings,
+            servers,
+            cancel,
+            max_iterations: data.rounds(),
+            consent: svc.consent().with_ask_each(data.ask_before_tools),
+            teach,
+            binding,
+            opening_choice,
+            connector,
+            epoch,
+            keep,
+            asked,
+        };
+        // The rest of the turn is the agent chunk's code (`turn.rs`).
         async move {
-            let emit = Rc::new(move |e| {
-                if this.current(epoch) {
-                    svc.chat.apply(&e);
+            match run_turn(svc, input).await {
+                Ok(run) => run.await,
+                Err(_) => {
+                    if this.current(epoch) {
+                        this.cancel.set_value(None);
+                        this.can_retry.set(true);
+                        svc.chat.notice(NoticeLevel::Error, did_not_arrive("loop's code"), None);
+                        this.running.set(false);
+                    }
+                    false
                 }
-            });
-            let input = TurnInput {
-                agent,
-                history,
-                message,
-                settings,
-                servers,
-                cancel,
-                max_iterations: data.rounds(),
-                options,
-                emit,
-            };
-            let Ok(run) = run_turn(input).await else {
-                if this.current(epoch) {
-                    this.cancel.set_value(None);
-                    this.can_retry.set(true);
-                    svc.chat.notice(NoticeLevel::Error, did_not_arrive("loop's code"), None);
-                    this.running.set(false);
-                }
-                return false;
-            };
-            let outcome = run.await;
-            if !this.current(epoch) {
-                // New conversation (or a session opened) while it ran: it ended with its own.
-                return false;
             }
-            if keep {
-                this.history.set_value(outcome.history);
-                this.binding.set_value(outcome.binding);
-            }
-            this.cancel.set_value(None);
-            // Stepping through a turn ends with it.
-            svc.pausing.step.set(false);
-            this.can_retry.set(keep && !outcome.end.is_finished());
-            if keep && outcome.end.wants_new_conversation() {
-                this.offer_new.set(Some(asked));
-            }
-            svc.chat.ended(&outcome.end);
-            this.running.set(false);
-            outcome.end.is_finished()
         }
     }
 }

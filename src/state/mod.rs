@@ -21,8 +21,10 @@ mod tabs;
 mod trace;
 mod workshop;
 
+pub use auth::check_metadata_document;
 pub use chat::{NoticeLevel, Shown, ShownBlock};
 pub use connection::on_notification;
+pub use conversation::TurnInput;
 pub use dialogs::{Answer, Dialog, DialogKind};
 pub use lesson::{BUILT_IN as BUILT_IN_LESSONS, Lessons};
 pub use live_apps::{EndAll, LiveApps};
@@ -104,9 +106,12 @@ impl Services {
         if leptos::prelude::location().protocol().is_ok_and(|p| p == "https:") {
             // An https page may be its own OAuth client id: find out before a restored server's
             // sign-in needs it (one same-origin request).
+            // The agent chunk's code: the servers restored wait for it anyway.
             leptos::task::spawn_local(async move {
                 let platform = services.runtime(|r| r.platform.clone());
-                auth::check_metadata_document(&platform).await;
+                if let Ok(check) = crate::chunks::check_metadata_document(platform).await {
+                    check.await;
+                }
                 services.restore_servers();
             });
         } else {
