@@ -115,6 +115,7 @@ test.describe("a chunk that does not arrive", () => {
     // Nothing of the lesson ran without its code: no model picked, no server added.
     await expect(page.getByRole("article", { name: "demo" })).toHaveCount(0);
     await expect(page.getByLabel("Demo model (no key)")).not.toBeChecked();
+    await snap(page, "lesson-chunk-missing");
     await page.unroute(/\/split_workshop\.wasm$/);
     await missing.getByRole("button", { name: "Retry" }).click();
     const lesson = page.getByRole("region", { name: "The four phases of a tool call" });

@@ -11,6 +11,24 @@ test("without a key the page says what to do", async ({ page }) => {
   await expect(page.getByRole("textbox", { name: "Message", exact: true })).toHaveValue("Hello?");
 });
 
+// The local functions' card, opened, is the explore chunk's (its forms and the functions' code).
+test("a local function called by hand from its card: its form, its result, and a mistake said", async ({ page }) => {
+  const console = watchConsole(page);
+  await openApp(page);
+  const card = page.getByRole("article", { name: "Local functions" });
+  await card.getByRole("button", { name: "Show local functions" }).click();
+  await card.locator("summary", { hasText: "calculate" }).click();
+  const form = card.getByRole("form", { name: "Call calculate" });
+  await form.getByRole("textbox").first().fill("(2 + 3) * 4");
+  await form.getByRole("button", { name: "Call function" }).click();
+  await expect(card.getByLabel("Function result")).toHaveText("(2 + 3) * 4 = 20");
+  await snap(page, "local-functions");
+  await form.getByRole("textbox").first().fill("1 / 0");
+  await form.getByRole("button", { name: "Call function" }).click();
+  await expect(card.getByRole("alert")).toHaveText("division by zero");
+  console.expectNone();
+});
+
 test("the demo model runs the loop with local functions", async ({ page }) => {
   const console = watchConsole(page);
   await openApp(page);
