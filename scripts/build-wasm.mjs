@@ -25,8 +25,15 @@ const profile = process.argv[3] ?? process.env.TRUNK_PROFILE ?? "debug";
 if (!staging) throw new Error("build-wasm: no staging dir (run by Trunk, or: node scripts/build-wasm.mjs <dir> <debug|release>)");
 const release = profile === "release";
 
-const run = (cmd, args, env = {}) =>
-  execFileSync(cmd, args, { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, ...env } });
+// A tool missing from PATH is named, with where the project's scripts put it.
+const run = (cmd, args, env = {}) => {
+  try {
+    return execFileSync(cmd, args, { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, ...env } });
+  } catch (e) {
+    if (e.code !== "ENOENT") throw e;
+    throw new Error(`build-wasm: ${cmd} is not on PATH. ./scripts/serve installs it (wasm-opt into .tools/binaryen, terser into .tools/terser: add their node_modules/.bin to PATH), or see README.md`);
+  }
+};
 
 // 1.
 // (LOOPSCOPE_SPLIT: the split points become chunk boundaries, build.rs.)

@@ -25,7 +25,12 @@ function walk(d) {
 // 0. The start's own script is part of the first load.
 if (release) {
   const boot = join(dir, "boot.mjs");
-  execFileSync("terser", [boot, "--module", "--compress", "passes=2", "--mangle", "--output", boot], { stdio: ["ignore", "inherit", "inherit"] });
+  try {
+    execFileSync("terser", [boot, "--module", "--compress", "passes=2", "--mangle", "--output", boot], { stdio: ["ignore", "inherit", "inherit"] });
+  } catch (e) {
+    if (e.code !== "ENOENT") throw e;
+    throw new Error("post-build: terser is not on PATH. ./scripts/serve installs it into .tools/terser (add its node_modules/.bin to PATH), or see README.md");
+  }
 }
 
 const pagePath = join(dir, "index.html");

