@@ -2,7 +2,7 @@
 // description, a tool result and the model's own answer must not run. And the key stays put.
 import { test, expect } from "@playwright/test";
 import { URLS } from "./fixtures.mjs";
-import { addServer, ask, frames, openApp, reply, script, snap, toolUse, useFakeClaude } from "./support.mjs";
+import { addServer, appMounted, ask, frames, openApp, reply, script, snap, toolUse, useFakeClaude, watchConsole } from "./support.mjs";
 
 const PAYLOAD = `<img src=x onerror="window.__xss='model'"> <script>window.__xss='model-script'</script> <a href="javascript:window.__xss='model-link'">click</a>`;
 
@@ -42,4 +42,25 @@ test("the API key stays in memory unless remembered, and Forget removes it", asy
   await page.getByRole("button", { name: "Forget key" }).click();
   await expect(page.getByLabel("API key", { exact: true })).toHaveValue("");
   expect(await page.evaluate(() => JSON.stringify(localStorage))).not.toContain("sk-ant-secret-e2e");
+});
+
+// Saved settings are read field by field (engine::settings::UserSettings::read): one field written
+// differently (an older version, a hand edit, another page of this origin) is its default, and
+// the user's other settings stay.
+test("saved settings with a field written wrong keep every other field", async ({ page }) => {
+  const console = watchConsole(page);
+  await openApp(page);
+  await page.evaluate(() => localStorage.setItem("loopscope.settings", JSON.stringify({
+    demo: true, model: "claude-from-before", system: "Answer in French.", max_tokens: "lots", limits: "big", thinking: [1],
+  })));
+  await page.reload();
+  await appMounted(page);
+  await expect(page.getByLabel("Demo model (no key)")).toBeChecked();
+  const saved = await page.evaluate(() => JSON.parse(localStorage.getItem("loopscope.settings")));
+  expect(saved.model).toBe("claude-from-before");
+  expect(saved.system).toBe("Answer in French.");
+  // The fields that did not read are their defaults now, and saved as such.
+  expect(saved.max_tokens).toBe(1024);
+  expect(typeof saved.limits).toBe("object");
+  console.expectNone();
 });

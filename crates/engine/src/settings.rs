@@ -32,8 +32,8 @@ pub enum NotReady {
 pub const MAX_TOKENS_RANGE: (u32, u32) = (1, 64_000);
 pub const MAX_ROUNDS_RANGE: (u32, u32) = (1, 50);
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+/// Saved as JSON (serde's derived writer) and read back by hand ([`UserSettings::read`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct UserSettings {
     /// Use the scripted demo model instead of the Claude API (no key needed).
     pub demo: bool,
@@ -77,6 +77,48 @@ impl Default for UserSettings {
             remember_key: false,
             limits: Limits::default(),
         }
+    }
+}
+
+/// Read field by field, each from its own part of the JSON: a field that an older or newer
+/// version wrote differently, or that someone edited badly, falls back to its default and the
+/// others are kept, where serde's derived reader lost every setting for one bad field. (It was
+/// also 10.8 KB of the page's first chunk; docs/size.md.) A field's own type keeps its serde
+/// reader, through an owned `Value` as the page reads everything.
+impl<'de> Deserialize<'de> for UserSettings {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(deserializer)?;
+        UserSettings::read(value).ok_or_else(|| serde::de::Error::custom("the saved settings are not a JSON object"))
+    }
+}
+
+impl UserSettings {
+    /// The settings a JSON object holds, each missing or unreadable field at its default; `None`
+    /// if it is not an object.
+    pub fn read(value: serde_json::Value) -> Option<Self> {
+        let serde_json::Value::Object(mut map) = value else { return None };
+        let mut take = |key: &str| map.remove(key);
+        fn or<T: serde::de::DeserializeOwned>(value: Option<serde_json::Value>, default: T) -> T {
+            value.and_then(|v| serde_json::from_value(v).ok()).unwrap_or(default)
+        }
+        let d = UserSettings::default();
+        Some(UserSettings {
+            demo: or(take("demo"), d.demo),
+            base_url: or(take("base_url"), d.base_url),
+            model: or(take("model"), d.model),
+            max_tokens: or(take("max_tokens"), d.max_tokens),
+            system: or(take("system"), d.system),
+            tool_choice: or(take("tool_choice"), d.tool_choice),
+            tool_choice_name: or(take("tool_choice_name"), d.tool_choice_name),
+            parallel_tool_use: or(take("parallel_tool_use"), d.parallel_tool_use),
+            thinking: or(take("thinking"), d.thinking),
+            server_tools: or(take("server_tools"), d.server_tools),
+            tool_flags: or(take("tool_flags"), d.tool_flags),
+            ask_before_tools: or(take("ask_before_tools"), d.ask_before_tools),
+            max_iterations: or(take("max_iterations"), d.max_iterations),
+            remember_key: or(take("remember_key"), d.remember_key),
+            limits: or(take("limits"), d.limits),
+        })
     }
 }
 
@@ -170,6 +212,71 @@ mod tests {
         assert!(no_model.ready("sk-ant-x").unwrap_err().to_string().contains("model"));
         let demo = UserSettings { demo: true, base_url: String::new(), ..UserSettings::default() };
         assert_eq!(demo.ready(""), Ok(()));
+    }
+
+    /// Every field other than its default, so a field the reader forgot fails the round trip.
+    fn changed() -> UserSettings {
+        use crate::claude::thinking::ThinkingMode;
+        use crate::claude::tool_flags::ToolPick;
+        let d = UserSettings::default();
+        UserSettings {
+            demo: !d.demo,
+            base_url: "https://proxy.example.com".into(),
+            model: "claude-other".into(),
+            max_tokens: 77,
+            system: "Be brief.".into(),
+            tool_choice: ToolChoiceMode::Any,
+            tool_choice_name: "get_weather".into(),
+            parallel_tool_use: !d.parallel_tool_use,
+            thinking: Thinking { mode: ThinkingMode::Adaptive, budget_tokens: 4096, ..d.thinking },
+            server_tools: vec![ServerTool::WebSearch],
+            tool_flags: ToolFlags { strict: ToolPick::all(), ..d.tool_flags.clone() },
+            ask_before_tools: !d.ask_before_tools,
+            max_iterations: 3,
+            remember_key: !d.remember_key,
+            limits: Limits { body_bytes: 12_345, ..d.limits },
+        }
+    }
+
+    #[test]
+    fn saved_settings_read_back_whole_and_one_bad_field_keeps_the_others() {
+        let saved = changed();
+        let d = UserSettings::default();
+        for (a, b) in [
+            (saved.thinking == d.thinking, "thinking"),
+            (saved.server_tools == d.server_tools, "server_tools"),
+            (saved.tool_flags == d.tool_flags, "tool_flags"),
+            (saved.limits == d.limits, "limits"),
+            (saved.tool_choice == d.tool_choice, "tool_choice"),
+        ] {
+            assert!(!a, "the test's {b} is the default: it would not catch a field read wrong");
+        }
+        let json = serde_json::to_value(&saved).unwrap();
+        assert_eq!(serde_json::from_value::<UserSettings>(json.clone()).unwrap(), saved);
+        assert_eq!(serde_json::from_str::<UserSettings>(&json.to_string()).unwrap(), saved);
+
+        // A bad field falls back to its default; the rest are kept. Unknown fields are ignored.
+        let mut broken = json.clone();
+        broken["max_tokens"] = serde_json::json!("lots");
+        broken["thinking"] = serde_json::json!({"mode": "sometimes"});
+        broken["server_tools"] = serde_json::json!("web_search");
+        broken["from_a_newer_version"] = serde_json::json!(true);
+        let read: UserSettings = serde_json::from_value(broken).unwrap();
+        assert_eq!(read.max_tokens, d.max_tokens);
+        assert_eq!(read.thinking, d.thinking);
+        assert_eq!(
+            read,
+            UserSettings {
+                max_tokens: d.max_tokens,
+                thinking: d.thinking,
+                server_tools: d.server_tools.clone(),
+                ..saved.clone()
+            }
+        );
+        // Missing fields are defaults; what is not an object is no settings at all.
+        assert_eq!(serde_json::from_value::<UserSettings>(serde_json::json!({})).unwrap(), d);
+        assert!(serde_json::from_value::<UserSettings>(serde_json::json!([1, 2])).is_err());
+        assert!(serde_json::from_value::<UserSettings>(serde_json::json!("demo")).is_err());
     }
 
     #[test]
