@@ -7,7 +7,8 @@
 //   2. `xtask split` splits it at the `#[wasm_split]` functions (src/chunks/);
 //   3. wasm-bindgen writes the JS glue for the first chunk;
 //   4. (release) wasm-opt -Oz shrinks every wasm file, each on its own;
-//      and terser minifies the JS glue and the loader;
+//      and terser minifies the JS glue and the loader; the small shared chunks go into one file
+//      the loader takes them from (4c);
 //   5. the files go to `wasm-<hash of their contents>/` in the staging dir: a new build never
 //      reuses an old one's names, so a page still open from the old build fails to load a chunk
 //      (and says so) instead of running a chunk that does not match it;
@@ -81,7 +82,61 @@ if (release) {
   writeFileSync(path, js);
 }
 
-// 4c. (release) The JS glue and the loader are minified: Trunk minifies only the files it processes,
+// 4c. The small shared chunks in one file. The splitter writes one shared chunk per combination
+// of split points whose code shares a function, and most are a few hundred bytes: the agent
+// chunk alone needed 57 files, 36 of them under 2 KB, each a request (and over HTTP/1.1's six
+// connections per host, a round trip in line). Those under SMALL bytes are written one after
+// another into `small_chunks.wasm` (named .wasm so that hosts serve it compressed, as
+// application/wasm; it is never instantiated whole), and the loader takes each one's bytes from
+// it: one request, made by the first split point that needs any of them (docs/size.md).
+const SMALL = 4096;
+const small = new Map();
+{
+  const names = [...files.keys()].filter((n) => /^chunk_\d+\.wasm$/.test(n) && statSync(files.get(n)).size < SMALL).sort();
+  const parts = [];
+  let at = 0;
+  for (const name of names) {
+    const bytes = readFileSync(files.get(name));
+    small.set(name, [at, bytes.length]);
+    parts.push(bytes);
+    at += bytes.length;
+    files.delete(name);
+  }
+  if (small.size > 0) {
+    const bundle = join(work, "small_chunks.wasm");
+    writeFileSync(bundle, Buffer.concat(parts));
+    files.set("small_chunks.wasm", bundle);
+    const path = join(work, "__wasm_split.js");
+    let js = readFileSync(path, "utf8");
+    const head = 'import { initSync } from "./loopscope.js";\n';
+    if (!js.startsWith(head)) throw new Error("build-wasm: __wasm_split.js's loader changed; look again at step 4c");
+    js = `${head}
+// The small shared chunks, one after another in small_chunks.wasm (scripts/build-wasm.mjs, 4c):
+// fetched once, each (by its place in the file) taken out as the response its loader expects. A
+// failed fetch is not kept, so the next load tries again.
+const SMALL = ${JSON.stringify([...small.values()].map(([, length]) => length))};
+let smallBytes;
+function smallChunk(place) {
+    if (smallBytes === undefined) {
+        const load = fetch(new URL("./small_chunks.wasm", import.meta.url))
+            .then((r) => (r.ok ? r.arrayBuffer() : Promise.reject(new Error(\`small_chunks.wasm: HTTP \${r.status}\`))));
+        load.catch(() => { if (smallBytes === load) smallBytes = undefined; });
+        smallBytes = load;
+    }
+    const at = SMALL.slice(0, place).reduce((a, b) => a + b, 0);
+    return smallBytes.then((b) => new Response(b.slice(at, at + SMALL[place]), { headers: { "content-type": "application/wasm" } }));
+}
+${js.slice(head.length)}`;
+    [...small.keys()].forEach((name, place) => {
+      const fetchIt = `fetch(new URL("./${name}", import.meta.url))`;
+      if (!js.includes(fetchIt)) throw new Error(`build-wasm: no fetch of ${name} in __wasm_split.js; look again at step 4c`);
+      js = js.replace(fetchIt, `smallChunk(${place})`);
+    });
+    writeFileSync(path, js);
+  }
+}
+
+// 4d. (release) The JS glue and the loader are minified: Trunk minifies only the files it processes,
 // and these come from wasm-bindgen and the splitter (−3 KB gzip of first load, docs/size.md).
 // Module mode keeps their exports' names, which the page's start script and the chunks import.
 if (release) {
@@ -106,7 +161,11 @@ const manifest = {
   script: `${dir}/loopscope.js`,
   wasm: `${dir}/loopscope_bg.wasm`,
   wasm_size: statSync(join(staging, dir, "loopscope_bg.wasm")).size,
-  chunks: Object.fromEntries(Object.entries(chunks).map(([split, names]) => [split, names.map((n) => `${dir}/${n}.wasm`)])),
+  // What each split point fetches: its files, the small ones as the one file that holds them.
+  chunks: Object.fromEntries(Object.entries(chunks).map(([split, names]) => [
+    split,
+    [...new Set(names.map((n) => (small.has(`${n}.wasm`) ? "small_chunks" : n)))].map((n) => `${dir}/${n}.wasm`),
+  ])),
 };
 writeFileSync(join(staging, "wasm.json"), `${JSON.stringify(manifest, null, 2)}\n`);
-console.log(`build-wasm: ${dir}: first chunk ${manifest.wasm_size} B, ${files.size - 3} chunks loaded on first use`);
+console.log(`build-wasm: ${dir}: first chunk ${manifest.wasm_size} B, ${files.size - 3} files of chunks loaded on first use (${small.size} small ones in one)`);

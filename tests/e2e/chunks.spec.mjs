@@ -170,10 +170,15 @@ test.describe("the agent chunk (the loop and the servers' connections)", () => {
     console.expectNone();
   });
 
-  test("the first screen takes input before it arrives; when it cannot arrive, Send and Connect say so, and Retry and Reconnect work once it can", async ({ page }) => {
+  // Its own file, or the one that holds the small shared chunks (scripts/build-wasm.mjs, 4c): a
+  // failed fetch of either is not kept, so Retry fetches it again.
+  for (const [which, file, shot] of [
+    ["its own file", /\/split_agent\.wasm$/, "agent-chunk-missing"],
+    ["the small shared chunks' file", /\/small_chunks\.wasm$/, "agent-small-chunks-missing"],
+  ]) test(`the first screen takes input before it arrives (${which}); when it cannot arrive, Send and Connect say so, and Retry and Reconnect work once it can`, async ({ page }) => {
     const console = watchConsole(page, ["Failed to load resource", "TypeError: Failed to fetch", "net::ERR_FAILED"]);
     let blocked = 0;
-    await page.route(/\/split_agent\.wasm$/, (route) => {
+    await page.route(file, (route) => {
       blocked += 1;
       return route.abort("failed");
     });
@@ -190,10 +195,10 @@ test.describe("the agent chunk (the loop and the servers' connections)", () => {
     const card = page.getByRole("article", { name: "demo" });
     await expect(card).toContainText("the code that connects servers did not arrive");
     await expect(card).toContainText("Then press Reconnect.");
-    await snap(page, "agent-chunk-missing");
+    await snap(page, shot);
 
     // The file is back: the same turn runs with Retry, the server connects with Reconnect.
-    await page.unroute(/\/split_agent\.wasm$/);
+    await page.unroute(file);
     await page.getByRole("button", { name: "Retry" }).click();
     await expect(chat(page).getByText("calculate said: 17 * 23 = 391", { exact: false })).toBeVisible();
     await card.getByRole("button", { name: "Reconnect" }).click();
