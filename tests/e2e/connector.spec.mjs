@@ -16,7 +16,10 @@ async function routeEverything(page) {
     seen.push(`${req.method()} ${req.postData() ?? ""}`);
     // The GET stream would never end a buffered fetch: this server says it has none.
     if (req.method() === "GET") return route.fulfill({ status: 405, headers: { "access-control-allow-origin": "*" } });
-    const response = await route.fetch({ url: URLS.everything });
+    // Playwright's own keep-alive connection to the server may be closed by it as it goes idle
+    // (Node's 5 s), failing the next request here, in the test's proxy, not in the page: once
+    // more on a new connection.
+    const response = await route.fetch({ url: URLS.everything }).catch(() => route.fetch({ url: URLS.everything }));
     await route.fulfill({ response });
   });
   const fake = await fetch(`${URLS.claude}/_fake/connector-hosts`, {
