@@ -1,6 +1,8 @@
 //! The agent chunk's split points: a turn of the loop (the four phases, Claude's stream, the
-//! checks made before sending) and a server's connection (`initialize`, the lists, the GET
-//! stream, its notifications, its end), with the MCP and Messages clients they share. The first
+//! checks made before sending, and the page's side of it: `state/conversation/turn.rs`), a
+//! server's connection (`initialize`, the lists, the GET stream, its notifications, its end),
+//! with the MCP and Messages clients they share, and the https page's client-id check at start.
+//! (Views drawn by this chunk's code are in `mod.rs`.) The first
 //! screen (composer, server form, timeline) shows without them; the chunk is fetched as soon as
 //! the page has started, while the user types, so a first Send or Connect rarely waits
 //! (ARCHITECTURE.md, "Chunks").

@@ -95,7 +95,7 @@ impl<'de> Deserialize<'de> for UserSettings {
 impl UserSettings {
     /// The settings a JSON object holds, each missing or unreadable field at its default; `None`
     /// if it is not an object.
-    pub fn read(value: serde_json::Value) -> Option<Self> {
+    fn read(value: serde_json::Value) -> Option<Self> {
         let serde_json::Value::Object(mut map) = value else { return None };
         let mut take = |key: &str| map.remove(key);
         fn or<T: serde::de::DeserializeOwned>(value: Option<serde_json::Value>, default: T) -> T {
