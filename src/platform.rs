@@ -34,6 +34,12 @@ fn describe(e: JsValue) -> NetworkError {
     NetworkError::new(format!("fetch failed ({text})"))
 }
 
+/// The browser's own URL parser, which the engine's URL policy reads every URL with
+/// (`engine::whatwg`): what it judges is what `fetch` and `window.open` will use.
+pub fn url_href(text: &str) -> Option<String> {
+    web_sys::Url::new(text).ok().map(|u| u.href())
+}
+
 /// `window.crossOriginIsolated` (not in web-sys's stable API).
 pub fn cross_origin_isolated() -> bool {
     js_sys::Reflect::get(&window(), &"crossOriginIsolated".into()).ok().and_then(|v| v.as_bool()).unwrap_or(false)

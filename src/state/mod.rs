@@ -76,6 +76,8 @@ pub struct Services {
 impl Services {
     /// Creates the services and provides them to the component tree.
     pub fn provide() -> Self {
+        // Before anything reads a URL (saved servers, a lesson's link): the browser's parser.
+        engine::whatwg::install(crate::platform::url_href);
         let settings = settings::Settings::load();
         let trace = trace::Trace::new();
         let platform = Rc::new(Demo::with_runner(Browser, Rc::new(crate::chunks::DemoFromChunk)));

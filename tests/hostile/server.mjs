@@ -274,8 +274,8 @@ const server = createServer(async (req, res) => {
     return res.end();
   }
 
-  // /plain/mcp: a plain server that records the address and headers each request came with.
-  if (path === "/plain/mcp") seen.plain.push({ method: req.method, url: req.url, authorization: req.headers.authorization ?? null });
+  // …/plain/mcp: a plain server that records the address and headers each request came with.
+  if (path.endsWith("/plain/mcp")) seen.plain.push({ method: req.method, url: req.url, authorization: req.headers.authorization ?? null });
 
   if (path === "/app/mcp" && req.method === "POST") return appServer(res, JSON.parse(await body(req)));
 

@@ -7,7 +7,7 @@
 import { test, expect } from "@playwright/test";
 import { URLS } from "../e2e/fixtures.mjs";
 import { openApp, snap, timelineRow } from "../e2e/support.mjs";
-import { watchAttack } from "./support.mjs";
+import { reset, seen, watchAttack } from "./support.mjs";
 
 const REFUSED = {
   javascript: /the scheme "javascript:" is never opened or fetched/,
@@ -112,5 +112,39 @@ test("a lesson link that names a script, a data: document or plain http off this
   await snap(page, "hostile-lesson-link-refused");
   expect(asked.filter((u) => !u.startsWith("http://127.0.0.1"))).toEqual([]);
   expect(attack.popups).toEqual([]);
+  await attack.expectNoScript();
+});
+
+// `http://127.0.0.1:PORT\@127.0.0.1:OTHER/…`: a parser that splits user info first reads host
+// 127.0.0.1:OTHER with Basic credentials "127.0.0.1:PORT\"; the browser reads host
+// 127.0.0.1:PORT and the path /@127.0.0.1:OTHER/…. The policy reads it with the browser's
+// parser, so the card, the check and the connection all go where the browser would.
+test("an address two parsers read differently connects where the browser reads it, typed or restored", async ({ page }) => {
+  await reset();
+  const attack = await watchAttack(page);
+  await openApp(page);
+  const port = new URL(URLS.hostile("/")).port;
+  const otherPort = new URL(URLS.hostileOther).port;
+  const typed = `http://127.0.0.1:${port}\\@127.0.0.1:${otherPort}/plain/mcp`;
+  const card = await addServer(page, typed, "split");
+  const where = `http://127.0.0.1:${port}/@127.0.0.1:${otherPort}/plain/mcp`;
+  await expect(card.locator(".server-url")).toHaveText(where);
+  await expect(card.getByText("connected", { exact: true })).toBeVisible({ timeout: 20_000 });
+  await card.scrollIntoViewIfNeeded();
+  await snap(page, "hostile-backslash-address");
+  let s = await seen();
+  expect(s.other, "nothing reaches the host written after the backslash").toEqual([]);
+  expect(s.plain.length).toBeGreaterThan(0);
+  expect(s.plain.every((r) => r.authorization === null), "no Basic credentials made of the host").toBe(true);
+  // The same text restored from storage, as another page of this origin could write it.
+  await page.evaluate((url) => localStorage.setItem("loopscope.servers", JSON.stringify([{ url, label: "restored", header_names: [] }])), typed);
+  await reset();
+  await page.reload();
+  const restored = page.getByRole("article", { name: "restored" });
+  await expect(restored.locator(".server-url")).toHaveText(where);
+  await expect(restored.getByText("connected", { exact: true })).toBeVisible({ timeout: 20_000 });
+  s = await seen();
+  expect(s.other).toEqual([]);
+  expect(s.plain.every((r) => r.authorization === null)).toBe(true);
   await attack.expectNoScript();
 });

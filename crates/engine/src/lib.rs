@@ -35,3 +35,4 @@ pub mod timeline;
 pub mod trace;
 pub mod uri_template;
 pub mod url_policy;
+pub mod whatwg;

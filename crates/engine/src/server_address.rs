@@ -16,6 +16,7 @@ use std::fmt;
 
 use super::encoding::{base64, form_decode, form_encode, percent_decode};
 use super::url_policy::{self, Trust, UrlRefusal, UrlWarning};
+use super::whatwg::{self, Reading};
 
 /// A secret the user gives a server, and where it goes on every request.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -131,12 +132,23 @@ impl fmt::Display for AddressError {
 
 /// Reads what the user typed as a server's address.
 pub fn prepare(typed: &str) -> Result<ServerAddress, AddressError> {
-    let typed = typed.trim();
-    let (without_userinfo, basic) = take_userinfo(typed);
-    let allowed = url_policy::check(&without_userinfo, Trust::User).map_err(|why| match why {
+    // Read as the browser reads it before anything is taken out of it: where its host ends, and
+    // so what is user info, is the browser's call (`http://127.0.0.1:9153\@evil.example/` is
+    // 127.0.0.1, with no user info). A text it cannot read is refused, with the policy's reason.
+    let refused = |why| match why {
         UrlRefusal::Scheme { .. } | UrlRefusal::NotAbsolute => AddressError::NotHttp,
         other => AddressError::Refused(other),
-    })?;
+    };
+    let typed = match whatwg::read(typed.trim()) {
+        Reading::Url(href) => href,
+        Reading::Unavailable => typed.trim().to_owned(),
+        Reading::NotAUrl => {
+            let why = url_policy::check(typed, Trust::User).err().unwrap_or(UrlRefusal::Unreadable);
+            return Err(refused(why));
+        }
+    };
+    let (without_userinfo, basic) = take_userinfo(&typed);
+    let allowed = url_policy::check(&without_userinfo, Trust::User).map_err(refused)?;
     let mut moved: Vec<Credential> = basic.into_iter().collect();
     let href = allowed.url.href();
     let (before_fragment, fragment) = match href.split_once('#') {
@@ -171,7 +183,8 @@ pub fn prepare(typed: &str) -> Result<ServerAddress, AddressError> {
 /// `scheme://user:pass@host/…` → the address without them, and the Basic header they make.
 fn take_userinfo(typed: &str) -> (String, Option<Credential>) {
     let Some((scheme, rest)) = typed.split_once("://") else { return (typed.to_owned(), None) };
-    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    // A backslash ends the host as a slash does (WHATWG, for http and https).
+    let end = rest.find(['/', '\\', '?', '#']).unwrap_or(rest.len());
     let (authority, path) = rest.split_at(end);
     let Some((userinfo, host)) = authority.rsplit_once('@') else { return (typed.to_owned(), None) };
     let (user, pass) = userinfo.split_once(':').unwrap_or((userinfo, ""));
@@ -298,6 +311,25 @@ mod tests {
         let lan = prepare("http://192.168.1.20:3000/mcp").unwrap();
         assert!(lan.warning.is_some());
         assert_eq!(prepare("http://127.0.0.1:3001/mcp").unwrap().warning, None);
+    }
+
+    #[test]
+    fn the_address_connects_where_the_browser_would() {
+        // The attack: a parser that splits user info first reads host evil.example with Basic
+        // credentials "127.0.0.1:9153\"; the browser reads host 127.0.0.1.
+        let a = prepare("http://127.0.0.1:9153\\@evil.example/mcp").unwrap();
+        assert_eq!(a.url, "http://127.0.0.1:9153/@evil.example/mcp");
+        assert!(a.moved.is_empty());
+        let b = prepare("https://ann@good.example\\@evil.example/mcp").unwrap();
+        assert_eq!(b.url, "https://good.example/@evil.example/mcp");
+        assert_eq!(b.moved.len(), 1);
+        // Tabs and line breaks inside are dropped by the browser, and so here.
+        assert_eq!(prepare("http://127.0.0.1:3001/m\tcp").unwrap().url, "http://127.0.0.1:3001/mcp");
+        // What the browser cannot read is refused, even where taking the user info out would
+        // leave a text it can.
+        assert!(prepare("https://@//127.0.0.1").is_err());
+        // Without a reader (never in the page), the backslash still ends the host.
+        assert_eq!(take_userinfo("http://127.0.0.1:9153\\@evil.example/mcp").1, None);
     }
 
     #[test]

@@ -19,6 +19,8 @@
 
 use std::fmt;
 
+use crate::whatwg::{self, Reading};
+
 /// Who gave the page this URL, which decides what it may be.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Trust {
@@ -210,18 +212,55 @@ pub enum UrlRefusal {
     Port,
     #[error("plain http is allowed only for this machine (localhost, 127.0.0.1, [::1]); {host} needs https")]
     PlainHttp { host: String },
+    #[error("the browser cannot read it as a URL")]
+    Unreadable,
+    #[error("the browser reads it as {browser}, not as it is written")]
+    ReadDifferently { browser: String },
 }
 
 /// The policy: parses `text` and decides whether it may be used, given who supplied it.
+///
+/// What it judges is what the browser will fetch (`whatwg`): what the user typed is read by the
+/// browser's parser first and judged in the form the browser gives it (a backslash is a slash, a
+/// tab is dropped), so it connects where the browser would; a stranger's URL must pass the
+/// strict parse as written *and* read the same to the browser.
 pub fn check(text: &str, trust: Trust) -> Result<Allowed, UrlRefusal> {
-    let text = if trust == Trust::User { text.trim() } else { text };
-    let url = WebUrl::parse(text)?;
+    let url = match trust {
+        Trust::User => as_the_browser_reads(text.trim())?,
+        Trust::Stranger => {
+            let url = WebUrl::parse(text)?;
+            the_browser_agrees(text, &url)?;
+            url
+        }
+    };
     let warning = match (url.scheme, url.host.is_loopback(), trust) {
         (Scheme::Https, ..) | (Scheme::Http, true, _) => None,
         (Scheme::Http, false, Trust::User) => Some(UrlWarning::PlainHttp { host: url.authority() }),
         (Scheme::Http, false, Trust::Stranger) => return Err(UrlRefusal::PlainHttp { host: url.authority() }),
     };
     Ok(Allowed { url, warning })
+}
+
+/// `text` in the form the browser reads it, parsed strictly. A text the browser cannot read is
+/// refused with the strict parse's reason when it has one (more specific than "not a URL").
+fn as_the_browser_reads(text: &str) -> Result<WebUrl, UrlRefusal> {
+    match whatwg::read(text) {
+        Reading::Url(href) => WebUrl::parse(&href),
+        Reading::NotAUrl => Err(WebUrl::parse(text).err().unwrap_or(UrlRefusal::Unreadable)),
+        Reading::Unavailable => WebUrl::parse(text),
+    }
+}
+
+/// The strict parse and the browser must read the same scheme, host and port.
+fn the_browser_agrees(text: &str, ours: &WebUrl) -> Result<(), UrlRefusal> {
+    match whatwg::read(text) {
+        Reading::Url(href) => match WebUrl::parse(&href) {
+            Ok(theirs) if theirs.same_origin(ours) => Ok(()),
+            _ => Err(UrlRefusal::ReadDifferently { browser: shorten(&href) }),
+        },
+        Reading::NotAUrl => Err(UrlRefusal::Unreadable),
+        Reading::Unavailable => Ok(()),
+    }
 }
 
 /// What the policy says of a URL from a stranger, with the URL's canonical text.

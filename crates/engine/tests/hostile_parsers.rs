@@ -110,6 +110,34 @@ proptest! {
         }
     }
 
+    /// What the user types is judged as the browser reads it: whatever passes (as an address
+    /// or as a server's, with its user info moved into a header) names the host, port and
+    /// scheme the WHATWG parser reads in the same text — backslashes, tabs, line breaks and
+    /// %-escapes included, so a check and a connection can never go to two different hosts.
+    #[test]
+    fn what_the_user_typed_connects_where_the_browser_would(text in url_like()) {
+        let Ok(theirs) = url::Url::parse(text.trim()) else {
+            prop_assert!(url_policy::check(&text, Trust::User).is_err());
+            prop_assert!(server_address::prepare(&text).is_err());
+            return Ok(());
+        };
+        let agree = |href: &str| -> Result<(), TestCaseError> {
+            let ours = url::Url::parse(href).expect("what passed parses");
+            prop_assert_eq!(ours.scheme(), theirs.scheme());
+            prop_assert_eq!(ours.host_str(), theirs.host_str(), "{:?} → {}", text, href);
+            prop_assert_eq!(ours.port_or_known_default(), theirs.port_or_known_default());
+            Ok(())
+        };
+        if let Ok(allowed) = url_policy::check(&text, Trust::User) {
+            agree(&allowed.url.href())?;
+        }
+        if let Ok(address) = server_address::prepare(&text) {
+            agree(&address.url)?;
+            let kept = url::Url::parse(&address.url).expect("parses");
+            prop_assert!(kept.username().is_empty() && kept.password().is_none(), "user info kept in {}", address.url);
+        }
+    }
+
     /// Well-formed https URLs of any shape pass and keep their host.
     #[test]
     fn ordinary_addresses_pass(host in "[a-z][a-z0-9-]{0,10}(\\.[a-z][a-z0-9-]{0,10}){1,3}", port in proptest::option::of(1u16..), path in "(/[a-zA-Z0-9._~-]{0,8}){0,4}", query in proptest::option::of("[a-z]{1,5}=[a-z0-9]{0,5}")) {
