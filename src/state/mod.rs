@@ -78,7 +78,7 @@ impl Services {
     pub fn provide() -> Self {
         // Before anything reads a URL (saved servers, a lesson's link): the browser's parser.
         engine::whatwg::install(crate::platform::url_href);
-        let settings = settings::Settings::load();
+        let (settings, out_of_bounds) = settings::Settings::load();
         let trace = trace::Trace::new();
         let platform = Rc::new(Demo::with_runner(Browser, Rc::new(crate::chunks::DemoFromChunk)));
         let clock = platform.clone();
@@ -104,6 +104,9 @@ impl Services {
             runtime: StoredValue::new_local(Runtime { platform, tracer, agent, faults }),
         };
         provide_context(services);
+        if let Some(text) = out_of_bounds {
+            services.chat.notice(NoticeLevel::Warning, text, None);
+        }
         tabs::listen(services);
         if leptos::prelude::location().protocol().is_ok_and(|p| p == "https:") {
             // An https page may be its own OAuth client id: find out before a restored server's

@@ -19,10 +19,18 @@ pub struct Settings {
     pub listed: RwSignal<Vec<Listed>>,
 }
 
+/// Saved settings as the page may use them (`SettingsData::from_saved`: every number within
+/// the settings screen's bounds), and the sentence that names what was not.
+pub(super) fn read(text: &str) -> Option<(SettingsData, Option<String>)> {
+    let (data, changed) = storage::read_json::<serde_json::Value>(text).and_then(SettingsData::from_saved)?;
+    Some((data, SettingsData::out_of_bounds_notice(&changed)))
+}
+
 impl Settings {
-    /// Loads what was saved and keeps saving changes.
-    pub fn load() -> Self {
-        let data: SettingsData = storage::get(SETTINGS_KEY).and_then(|s| storage::read_json(&s)).unwrap_or_default();
+    /// Loads what was saved and keeps saving changes; with what was saved out of bounds (to
+    /// say once: the next save writes the bounded values).
+    pub fn load() -> (Self, Option<String>) {
+        let (data, out_of_bounds) = storage::get(SETTINGS_KEY).as_deref().and_then(read).unwrap_or_default();
         let key = if data.remember_key { storage::get(API_KEY_KEY).unwrap_or_default() } else { String::new() };
         let settings =
             Settings { data: RwSignal::new(data), api_key: RwSignal::new(key), listed: RwSignal::new(Vec::new()) };
@@ -41,7 +49,7 @@ impl Settings {
                 storage::remove(API_KEY_KEY);
             }
         });
-        settings
+        (settings, out_of_bounds)
     }
 
     pub fn update(&self, f: impl FnOnce(&mut SettingsData)) {

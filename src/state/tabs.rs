@@ -8,7 +8,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
 
 use super::Services;
-use super::SettingsData;
+use super::NoticeLevel;
 use super::servers::{SERVERS_KEY, Servers};
 use super::settings::{API_KEY_KEY, SETTINGS_KEY};
 use super::storage;
@@ -42,7 +42,10 @@ pub(super) fn listen(svc: Services) {
                 }
             }
             Some(SETTINGS_KEY) => {
-                let Some(data) = e.new_value().as_deref().and_then(storage::read_json::<SettingsData>) else { return };
+                let Some((data, out_of_bounds)) = e.new_value().as_deref().and_then(super::settings::read) else { return };
+                if let Some(text) = out_of_bounds {
+                    svc.chat.notice(NoticeLevel::Warning, text, None);
+                }
                 // Remembered there: the key comes with it (this tab would otherwise write its own
                 // empty one over it).
                 if data.remember_key

@@ -4,7 +4,7 @@
 // 64 MB however much the server sends.
 import { test, expect } from "@playwright/test";
 import { URLS } from "../e2e/fixtures.mjs";
-import { addServer, openApp, snap, timelineRow } from "../e2e/support.mjs";
+import { addServer, appMounted, openApp, snap, timelineRow } from "../e2e/support.mjs";
 import { clickLatency, reset, seen, setLimit, watchAttack } from "./support.mjs";
 
 const MB = 1024 * 1024;
@@ -85,5 +85,44 @@ test("an authorization step that never answers ends at its time limit, blamed on
   await expect(card.getByRole("button", { name: "Sign in again" })).toBeVisible();
   await card.scrollIntoViewIfNeeded();
   await snap(page, "hostile-auth-step-timeout");
+  await attack.expectNoScript();
+});
+
+// Another page of this origin writes the saved settings with the limits switched off. They are
+// read into the bounds the settings screen enforces, said once in the chat, and the defences
+// hold: retry: 0 is reopened no faster than the 100 ms floor, and 20 a minute at most.
+test("saved limits written by another page are brought within bounds, said once, and the defences hold", async ({ page }) => {
+  await reset();
+  const attack = await watchAttack(page);
+  await openApp(page);
+  await page.evaluate(() => {
+    const saved = JSON.parse(localStorage.getItem("loopscope.settings") ?? "{}");
+    saved.limits = { ...(saved.limits ?? {}), body_bytes: 4294967295, reconnect_floor_ms: 0, reconnects_per_minute: 1000000 };
+    localStorage.setItem("loopscope.settings", JSON.stringify(saved));
+  });
+  await page.reload();
+  const chat = page.getByRole("log", { name: "Conversation" });
+  const notice = chat.getByText(/Saved settings held values the settings screen never allows/);
+  await expect(notice).toBeVisible();
+  await expect(notice).toContainText("Response body (MiB): 4095 saved, outside 1 to 256, so 256 is used");
+  await expect(notice).toContainText("Shortest wait before reopening a stream (ms): 0 saved, outside 100 to 60000, so 100 is used");
+  await expect(notice).toContainText("Stream reopenings per minute: 1000000 saved, outside 1 to 600, so 600 is used");
+  await snap(page, "hostile-saved-limits-bounded");
+  await page.getByText("Limits", { exact: true }).click();
+  await expect(page.getByLabel("Response body (MiB)")).toHaveValue("256");
+  await expect(page.getByLabel("Shortest wait before reopening a stream (ms)")).toHaveValue("100");
+  await page.getByText("Limits", { exact: true }).click();
+  // What is used is what Settings shows: 600 reopenings a minute, at least 100 ms apart.
+  const started = Date.now();
+  await addServer(page, URLS.hostile("/retry0/mcp"), "retry0");
+  await page.waitForTimeout(3_000);
+  const gets = (await seen()).gets.retry0;
+  const elapsed = Date.now() - started;
+  expect(gets, `${gets} reopenings in ${elapsed} ms`).toBeLessThanOrEqual(Math.ceil(elapsed / 100) + 1);
+  // Said once: the bounded values were saved, and a reload says nothing more.
+  await page.reload();
+  await appMounted(page);
+  await expect(page.getByRole("article", { name: "retry0" })).toBeVisible();
+  await expect(page.getByRole("log", { name: "Conversation" }).getByText(/Saved settings held values/)).toHaveCount(0);
   await attack.expectNoScript();
 });

@@ -148,20 +148,92 @@ impl Setting {
     pub fn set(self, l: &mut Limits, text: &str) -> bool {
         let Ok(n) = text.trim().parse::<u64>() else { return false };
         let (lo, hi) = self.range();
-        let n = n.clamp(lo, hi);
-        let bytes = (n as usize).saturating_mul(MIB);
-        match self {
-            Setting::BodyMib => l.body_bytes = bytes,
-            Setting::SseEventMib => l.sse_event_bytes = bytes,
-            Setting::JsonDepth => l.json_depth = n as usize,
-            Setting::TraceMib => l.trace_bytes = bytes,
-            Setting::FileMib => l.file_bytes = bytes,
-            Setting::ReconnectFloorMs => l.reconnect_floor_ms = n,
-            Setting::ReconnectCapS => l.reconnect_cap_ms = n * 1000,
-            Setting::ReconnectsPerMinute => l.reconnects_per_minute = n as u32,
-            Setting::AuthStepS => l.auth_step_ms = n * 1000,
-        }
+        self.put_raw(l, n.clamp(lo, hi).saturating_mul(self.scale()));
         true
+    }
+
+    /// How many of the unit `Limits` keeps (bytes, ms, a count) make one of the setting's unit.
+    fn scale(self) -> u64 {
+        match self {
+            Setting::BodyMib | Setting::SseEventMib | Setting::TraceMib | Setting::FileMib => MIB as u64,
+            Setting::ReconnectCapS | Setting::AuthStepS => 1000,
+            Setting::JsonDepth | Setting::ReconnectFloorMs | Setting::ReconnectsPerMinute => 1,
+        }
+    }
+
+    /// The value as `Limits` keeps it.
+    fn raw(self, l: &Limits) -> u64 {
+        let wide = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
+        match self {
+            Setting::BodyMib => wide(l.body_bytes),
+            Setting::SseEventMib => wide(l.sse_event_bytes),
+            Setting::JsonDepth => wide(l.json_depth),
+            Setting::TraceMib => wide(l.trace_bytes),
+            Setting::FileMib => wide(l.file_bytes),
+            Setting::ReconnectFloorMs => l.reconnect_floor_ms,
+            Setting::ReconnectCapS => l.reconnect_cap_ms,
+            Setting::ReconnectsPerMinute => u64::from(l.reconnects_per_minute),
+            Setting::AuthStepS => l.auth_step_ms,
+        }
+    }
+
+    /// Writes a value in `Limits`' own unit (already within bounds).
+    fn put_raw(self, l: &mut Limits, n: u64) {
+        let narrow = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        match self {
+            Setting::BodyMib => l.body_bytes = narrow(n),
+            Setting::SseEventMib => l.sse_event_bytes = narrow(n),
+            Setting::JsonDepth => l.json_depth = narrow(n),
+            Setting::TraceMib => l.trace_bytes = narrow(n),
+            Setting::FileMib => l.file_bytes = narrow(n),
+            Setting::ReconnectFloorMs => l.reconnect_floor_ms = n,
+            Setting::ReconnectCapS => l.reconnect_cap_ms = n,
+            Setting::ReconnectsPerMinute => l.reconnects_per_minute = u32::try_from(n).unwrap_or(u32::MAX),
+            Setting::AuthStepS => l.auth_step_ms = n,
+        }
+    }
+}
+
+/// A saved value that was outside the bounds Settings enforces, and the bound used instead.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutOfBounds {
+    /// As Settings labels it.
+    pub label: &'static str,
+    /// In the setting's unit, rounded down.
+    pub saved: u64,
+    pub used: u64,
+    pub range: (u64, u64),
+}
+
+impl fmt::Display for OutOfBounds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (lo, hi) = self.range;
+        write!(f, "{}: {} saved, outside {lo} to {hi}, so {} is used", self.label, self.saved, self.used)
+    }
+}
+
+impl Limits {
+    /// The limits brought within the bounds Settings enforces: saved values are a stranger's
+    /// (another page of this origin may have written them), so none is used as written if the
+    /// settings screen could not have set it. Each value changed is named.
+    pub fn within_bounds(mut self) -> (Limits, Vec<OutOfBounds>) {
+        let mut changed = Vec::new();
+        for setting in Setting::ALL {
+            let (lo, hi) = setting.range();
+            let scale = setting.scale();
+            let raw = setting.raw(&self);
+            let bounded = raw.clamp(lo.saturating_mul(scale), hi.saturating_mul(scale));
+            if bounded != raw {
+                setting.put_raw(&mut self, bounded);
+                changed.push(OutOfBounds {
+                    label: setting.label(),
+                    saved: raw / scale,
+                    used: bounded / scale,
+                    range: (lo, hi),
+                });
+            }
+        }
+        (self, changed)
     }
 }
 

@@ -6,11 +6,11 @@ use serde::{Deserialize, Serialize};
 
 use super::claude::listed::Listed;
 use super::claude::server_tools::ServerTool;
-use super::claude::thinking::Thinking;
+use super::claude::thinking::{MIN_BUDGET, Thinking};
 use super::claude::tool_flags::ToolFlags;
 use super::claude::{ClaudeSettings, DEFAULT_BASE_URL, DEFAULT_MODEL, ToolChoiceMode};
 use super::demo::DEMO_BASE_URL;
-use super::limits::Limits;
+use super::limits::{Limits, OutOfBounds};
 use super::url_policy::{self, Trust};
 
 /// Why a turn cannot start with these settings, said as what to do about it.
@@ -88,11 +88,54 @@ impl Default for UserSettings {
 impl<'de> Deserialize<'de> for UserSettings {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = serde_json::Value::deserialize(deserializer)?;
-        UserSettings::read(value).ok_or_else(|| serde::de::Error::custom("the saved settings are not a JSON object"))
+        UserSettings::from_saved(value)
+            .map(|(settings, _)| settings)
+            .ok_or_else(|| serde::de::Error::custom("the saved settings are not a JSON object"))
     }
 }
 
 impl UserSettings {
+    /// Saved settings as the page may use them: read field by field, then every number brought
+    /// within the bounds the settings screen enforces (saved values are a stranger's: another
+    /// page of this origin can write them), each one changed named for the user.
+    pub fn from_saved(value: serde_json::Value) -> Option<(Self, Vec<OutOfBounds>)> {
+        Some(UserSettings::read(value)?.within_bounds())
+    }
+
+    /// What the user is told, once, of saved numbers that were out of bounds.
+    pub fn out_of_bounds_notice(changed: &[OutOfBounds]) -> Option<String> {
+        if changed.is_empty() {
+            return None;
+        }
+        let each: Vec<String> = changed.iter().map(ToString::to_string).collect();
+        Some(format!(
+            "Saved settings held values the settings screen never allows, and were brought within its bounds (another \
+             page of this site can write them): {}. Settings shows what is used now.",
+            each.join("; ")
+        ))
+    }
+
+    fn within_bounds(mut self) -> (Self, Vec<OutOfBounds>) {
+        let (limits, mut changed) = self.limits.within_bounds();
+        self.limits = limits;
+        let mut bound = |label: &'static str, value: &mut u32, (lo, hi): (u32, u32)| {
+            let used = (*value).clamp(lo, hi);
+            if used != *value {
+                changed.push(OutOfBounds {
+                    label,
+                    saved: u64::from(*value),
+                    used: u64::from(used),
+                    range: (u64::from(lo), u64::from(hi)),
+                });
+                *value = used;
+            }
+        };
+        bound("Max tokens", &mut self.max_tokens, MAX_TOKENS_RANGE);
+        bound("Max tool rounds", &mut self.max_iterations, MAX_ROUNDS_RANGE);
+        bound("Budget tokens", &mut self.thinking.budget_tokens, (MIN_BUDGET, MAX_TOKENS_RANGE.1));
+        (self, changed)
+    }
+
     /// The settings a JSON object holds, each missing or unreadable field at its default; `None`
     /// if it is not an object.
     fn read(value: serde_json::Value) -> Option<Self> {
@@ -234,8 +277,36 @@ mod tests {
             ask_before_tools: !d.ask_before_tools,
             max_iterations: 3,
             remember_key: !d.remember_key,
-            limits: Limits { body_bytes: 12_345, ..d.limits },
+            limits: Limits { body_bytes: 5 * 1024 * 1024, ..d.limits },
         }
+    }
+
+    #[test]
+    fn saved_numbers_are_brought_within_the_bounds_settings_enforces_and_each_is_named() {
+        // Another page of this origin writes limits that switch the defences off.
+        let mut json = serde_json::to_value(changed()).unwrap();
+        json["limits"]["body_bytes"] = serde_json::json!(4_294_967_295_u64);
+        json["limits"]["reconnect_floor_ms"] = serde_json::json!(0);
+        json["limits"]["json_depth"] = serde_json::json!(100_000);
+        json["max_iterations"] = serde_json::json!(1_000_000);
+        let (read, changed) = UserSettings::from_saved(json.clone()).unwrap();
+        assert_eq!(read.limits.body_bytes, 256 * 1024 * 1024);
+        assert_eq!(read.limits.reconnect_floor_ms, 100);
+        assert_eq!(read.limits.json_depth, 120);
+        assert_eq!(read.max_iterations, 50);
+        let said: Vec<String> = changed.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            said,
+            [
+                "Response body (MiB): 4095 saved, outside 1 to 256, so 256 is used",
+                "JSON nesting (levels): 100000 saved, outside 8 to 120, so 120 is used",
+                "Shortest wait before reopening a stream (ms): 0 saved, outside 100 to 60000, so 100 is used",
+                "Max tool rounds: 1000000 saved, outside 1 to 50, so 50 is used",
+            ]
+        );
+        // serde's reader gives the same bounded values; and within bounds, nothing is said.
+        assert_eq!(serde_json::from_value::<UserSettings>(json).unwrap(), read);
+        assert_eq!(UserSettings::from_saved(serde_json::to_value(&read).unwrap()).unwrap().1, []);
     }
 
     #[test]
