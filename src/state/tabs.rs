@@ -7,8 +7,8 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::closure::Closure;
 
-use super::Services;
 use super::NoticeLevel;
+use super::Services;
 use super::servers::{SERVERS_KEY, Servers};
 use super::settings::{API_KEY_KEY, SETTINGS_KEY};
 use super::storage;
@@ -42,7 +42,9 @@ pub(super) fn listen(svc: Services) {
                 }
             }
             Some(SETTINGS_KEY) => {
-                let Some((data, out_of_bounds)) = e.new_value().as_deref().and_then(super::settings::read) else { return };
+                let Some((data, out_of_bounds)) = e.new_value().as_deref().and_then(super::settings::read) else {
+                    return;
+                };
                 if let Some(text) = out_of_bounds {
                     svc.chat.notice(NoticeLevel::Warning, text, None);
                 }

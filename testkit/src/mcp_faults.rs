@@ -23,6 +23,8 @@
 //! | `modern-discover` | 2026-07-28 only: `initialize` → -32601, `server/discover` answers; requests with the envelope are served |
 //! | `paged` | `tools/list` in three pages, with one invalid and one task-only tool |
 //! | `cursor-loop` | `tools/list` hands out the same cursor forever |
+//! | `paged-forever` | `tools/list` hands out a new cursor forever, each page 1 MiB |
+//! | `paged-many` | `tools/list` hands out a new cursor forever, each page one small tool |
 //! | `server-requests` | `tools/call` asks the client `ping`, `roots/list` and `elicitation/create` first |
 //! | `get-stream` | `GET` opens a stream carrying a log notification |
 //! | `get-404` | `GET` answers 404 instead of 405 (P7) |
@@ -379,6 +381,16 @@ async fn request(inner: &Arc<Inner>, scenario: &str, id: &Value, method: &str, p
                 json!({ "content": [{ "type": "text", "text": format!("{XSS_IMG} {XSS_SCRIPT} {XSS_LINK}") }] }),
             ),
         ),
+        // Pages that never end, each under the body limit: 1 MiB each, or tiny and countless.
+        ("paged-forever" | "paged-many", "tools/list") => {
+            let n = params.get("cursor").and_then(Value::as_str).and_then(|c| c.parse::<u64>().ok()).unwrap_or(0);
+            let description = if scenario == "paged-forever" { "x".repeat(1024 * 1024) } else { String::new() };
+            let page = json!({
+                "tools": [{ "name": format!("t{n}"), "description": description, "inputSchema": { "type": "object" } }],
+                "nextCursor": (n + 1).to_string()
+            });
+            json(200, &result(id, page))
+        }
         ("cursor-loop", "tools/list") => {
             json(200, &result(id, json!({ "tools": [tool("again")], "nextCursor": "same" })))
         }

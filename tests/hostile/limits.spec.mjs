@@ -22,6 +22,8 @@ for (const [path, label, limit, layer] of [
   ["/huge-list/mcp", "huge", "response body size (16 MiB)", "HTTP layer"],
   ["/huge-line/mcp", "longline", "SSE line size (16 MiB)", "HTTP layer"],
   ["/deep/mcp", "deep", "JSON nesting depth (64 levels)", "decoding layer"],
+  // Each page of 6 MB is under the body limit; the listing as a whole is not.
+  ["/paged/mcp", "paged", "size of one listing, all its pages together (16 MiB)", "protocol layer"],
 ]) {
   test(`a server that sends too much (${label}): refused as it arrives, named, the page stays responsive`, async ({ page }) => {
     const attack = await watchAttack(page);
@@ -46,6 +48,7 @@ for (const [path, label, limit, layer] of [
     const grown = (await attack.memory()) - before;
     console.log(`${label}: wasm memory ${(before / MB).toFixed(1)} → ${((before + grown) / MB).toFixed(1)} MB; click latencies ${latencies.join(", ")} ms`);
     expect(grown, `wasm memory grew ${(grown / MB).toFixed(1)} MB`).toBeLessThan(64 * MB);
+    if (label === "paged") expect((await seen()).pages, "no page asked for past the budget").toBe(3);
     // The other server and the rest of the page work on.
     await expect(good.getByText("connected", { exact: true })).toBeVisible();
     await attack.expectNoScript();

@@ -13,7 +13,7 @@ const here = `http://${HOST}:${port}`;
 const other = `http://${HOST}:${otherPort}`;
 
 // What reached the other origin, and what each route saw: read by the specs at /_seen.
-const seen = { other: [], calls: [], gets: {}, waiting: 0, plain: [] };
+const seen = { other: [], calls: [], gets: {}, waiting: 0, plain: [], pages: 0 };
 
 const CORS = {
   "access-control-allow-origin": "*",
@@ -189,6 +189,7 @@ const server = createServer(async (req, res) => {
     seen.calls = [];
     seen.gets = {};
     seen.plain = [];
+    seen.pages = 0;
     return json(res, 200, {});
   }
 
@@ -242,6 +243,16 @@ const server = createServer(async (req, res) => {
     res.writeHead(200, { "content-type": "application/json", ...CORS });
     const tool = JSON.stringify({ name: "t", description: "x".repeat(200), inputSchema: { type: "object" } }) + ",";
     return stream(res, `{"jsonrpc":"2.0","id":${message.id},"result":{"tools":[`, tool, 200 * 1024 * 1024, `{"name":"last"}]}}`);
+  }
+  // /paged/mcp: tools/list pages forever, each page 6 MB (under the 16 MiB body limit).
+  if (path === "/paged/mcp" && req.method === "POST") {
+    const message = JSON.parse(await body(req));
+    if (message.method !== "tools/list") return mcp(res, message);
+    const n = Number(message.params?.cursor ?? 0);
+    seen.pages = n + 1;
+    res.writeHead(200, { "content-type": "application/json", ...CORS });
+    const tool = JSON.stringify({ name: "t", description: "x".repeat(200), inputSchema: { type: "object" } }) + ",";
+    return stream(res, `{"jsonrpc":"2.0","id":${message.id},"result":{"nextCursor":"${n + 1}","tools":[`, tool, 6 * 1024 * 1024, `{"name":"last","inputSchema":{"type":"object"}}]}}`);
   }
   // /huge-line/mcp: tools/list answers one 100 MB SSE line.
   if (path === "/huge-line/mcp" && req.method === "POST") {

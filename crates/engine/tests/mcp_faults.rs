@@ -7,6 +7,7 @@ mod support;
 
 use engine::cancel::CancelToken;
 use engine::layer::Layer;
+use engine::limits::{Limit, LimitExceeded, Limits};
 use engine::mcp::{
     Connection, ElicitationHandler, Handlers, ListenEnd, McpClient, McpError, ProtocolError, Reach, RequestOptions,
     RevisionChoice, ServerConfig, ServerNotification,
@@ -372,6 +373,36 @@ async fn a_cursor_that_never_ends_is_cut_off() {
     let err = c.list_tools(&RequestOptions::default()).await.unwrap_err();
     assert!(err.to_string().contains("same nextCursor"), "{err}");
     assert_eq!(fx.methods("cursor-loop").iter().filter(|m| *m == "tools/list").count(), 2);
+}
+
+/// A listing is bounded as a whole, not a body at a time: pages of 1 MiB each pass the body
+/// limit, and the listing stops once all of them together pass it; tiny pages stop at 100.
+#[tokio::test(flavor = "current_thread")]
+async fn a_listing_that_pages_forever_stops_at_its_budget() {
+    let fx = Faults::start(0).await;
+    let limits = Limits { body_bytes: 4 * 1024 * 1024, ..Limits::default() };
+    let c = client_with(&fx, "paged-forever", Handlers::default(), |mut c| {
+        c.limits = limits;
+        c
+    });
+    c.connect().await.unwrap();
+    let err = c.list_tools(&RequestOptions::default()).await.unwrap_err();
+    assert!(
+        matches!(err, McpError::Limit(LimitExceeded { limit: Limit::ListingBytes, max }) if max == 4 * 1024 * 1024),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "limit reached: size of one listing, all its pages together (4 MiB); the page asked for no more pages"
+    );
+    // Four pages of 1 MiB and a little more: the fourth goes past 4 MiB.
+    assert_eq!(fx.methods("paged-forever").iter().filter(|m| *m == "tools/list").count(), 4);
+
+    let c = client(&fx, "paged-many");
+    c.connect().await.unwrap();
+    let err = c.list_tools(&RequestOptions::default()).await.unwrap_err();
+    assert!(matches!(err, McpError::Limit(LimitExceeded { limit: Limit::ListingPages, max: 100 })), "{err}");
+    assert_eq!(fx.methods("paged-many").iter().filter(|m| *m == "tools/list").count(), 101);
 }
 
 struct Form;

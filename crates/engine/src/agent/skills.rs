@@ -30,6 +30,56 @@ pub struct ServerSkills {
     pub list: SkillList,
 }
 
+/// At most this many skills are offered to Claude in one turn, over all servers.
+pub const MAX_OFFERED: usize = 50;
+/// At most this many bytes of their names and descriptions go into `load_skill`'s description,
+/// which is sent with every request of the turn.
+pub const MAX_CATALOG_BYTES: usize = 16 * 1024;
+/// One skill's description is cut to this many characters in the catalog.
+const MAX_DESCRIPTION_CHARS: usize = 400;
+
+/// Keeps what may be offered (in the servers' order) within [`MAX_OFFERED`] skills and
+/// [`MAX_CATALOG_BYTES`] of catalog; what is left out is not offered, cannot be loaded this
+/// turn, and is named per server with why.
+fn within_budget(skills: &mut [ServerSkills]) -> Vec<String> {
+    let (mut count, mut bytes) = (0, 0);
+    let mut notes = Vec::new();
+    for server in skills.iter_mut() {
+        let mut left_out = Vec::new();
+        server.list.skills.retain(|k| {
+            let line = catalog_line(&server.label, k).len() + 1;
+            let fits = count < MAX_OFFERED && bytes + line <= MAX_CATALOG_BYTES;
+            if fits {
+                count += 1;
+                bytes += line;
+            } else {
+                left_out.push(crate::text::one_line(&k.name, 60).0);
+            }
+            fits
+        });
+        if !left_out.is_empty() {
+            let shown: Vec<&str> = left_out.iter().take(5).map(String::as_str).collect();
+            let more = left_out.len().saturating_sub(shown.len());
+            notes.push(format!(
+                "{} skill(s) of \"{}\" are not offered this turn ({}{}): Claude is offered at most {MAX_OFFERED} \
+                 skills and {} KiB of their names and descriptions, sent with every request",
+                left_out.len(),
+                server.label,
+                shown.join(", "),
+                if more > 0 { format!(" and {more} more") } else { String::new() },
+                MAX_CATALOG_BYTES / 1024
+            ));
+        }
+    }
+    notes
+}
+
+/// A skill's line in `load_skill`'s description.
+fn catalog_line(label: &str, k: &Skill) -> String {
+    let (description, cut) = crate::text::one_line(&k.description, MAX_DESCRIPTION_CHARS);
+    format!("- {} (server \"{label}\"): {description}{}", k.name, if cut { "…" } else { "" })
+}
+
 /// Whether `function` is one of the skill functions (run here, not by `local.rs`).
 pub fn is_skill_function(function: &str) -> bool {
     function == LOAD || function == READ
@@ -44,8 +94,7 @@ fn functions(skills: &[ServerSkills]) -> Option<(Vec<ToolDef>, String)> {
         return None;
     }
     let servers: Vec<&str> = skills.iter().filter(|s| !s.list.skills.is_empty()).map(|s| s.label.as_str()).collect();
-    let catalog: Vec<String> =
-        offered.iter().map(|(s, k)| format!("- {} (server \"{}\"): {}", k.name, s.label, k.description)).collect();
+    let catalog: Vec<String> = offered.iter().map(|(s, k)| catalog_line(&s.label, k)).collect();
     let note = format!(
         "offers {} skill(s) by name and description only, nothing of them read yet: {}",
         offered.len(),
@@ -156,6 +205,7 @@ impl<P: Platform + 'static> SkillRunner<P> for InPlace {
                     )),
                 }
             }
+            out.left_out.extend(within_budget(&mut out.skills));
             out.functions = functions(&out.skills);
             out
         })
@@ -203,4 +253,50 @@ async fn call<P: Platform>(
         SkillError::Mcp(e) => format!("reading it from \"{label}\" failed: {e}"),
         refused => format!("{refused}. The page did not use it."),
     })
+}
+
+#[cfg(test)]
+#[allow(clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+
+    fn server(label: &str, n: usize, description: &str) -> ServerSkills {
+        let skills = (0..n)
+            .map(|i| Skill {
+                uri: format!("skill://{label}/s{i}/SKILL.md"),
+                name: format!("s{i}"),
+                description: description.to_owned(),
+                frontmatter: serde_json::Map::new(),
+                files: Some(Vec::new()),
+            })
+            .collect();
+        ServerSkills { server_id: label.into(), label: label.into(), list: SkillList { skills, excluded: Vec::new() } }
+    }
+
+    #[test]
+    fn what_is_offered_is_bounded_in_count_and_bytes_and_the_rest_is_named() {
+        // 100,000 skills: 50 are offered, the rest named per server; none of them loadable.
+        let mut many = vec![server("a", 30, "short"), server("b", 100_000, "short")];
+        let notes = within_budget(&mut many);
+        assert_eq!((many[0].list.skills.len(), many[1].list.skills.len()), (30, 20));
+        assert_eq!(notes.len(), 1);
+        assert!(
+            notes[0].starts_with(
+                "99980 skill(s) of \"b\" are not offered this turn (s20, s21, s22, s23, s24 and 99975 more)"
+            ),
+            "{}",
+            notes[0]
+        );
+        let (defs, _) = functions(&many).unwrap();
+        let description = defs[0].description.clone().unwrap_or_default();
+        assert!(description.len() < MAX_CATALOG_BYTES + 1024, "{}", description.len());
+
+        // Long descriptions: each cut to 400 characters, and the catalog stops at 16 KiB.
+        let mut long = vec![server("c", 100, &"y".repeat(4_200_000 / 100))];
+        within_budget(&mut long);
+        let offered = long[0].list.skills.len();
+        assert!((30..50).contains(&offered), "{offered}");
+        let (defs, _) = functions(&long).unwrap();
+        assert!(defs[0].description.as_deref().unwrap_or_default().len() <= MAX_CATALOG_BYTES + 1024);
+    }
 }

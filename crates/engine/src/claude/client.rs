@@ -10,7 +10,7 @@ use super::listed::{Listed, MAX_PAGES};
 use super::retry;
 use super::settings::ClaudeSettings;
 use crate::cancel::CancelToken;
-use crate::limits::{BodyError, check_json_depth, read_text};
+use crate::limits::{BodyError, ListingBudget, check_json_depth, read_text};
 use crate::platform::{Headers, HttpRequest, HttpResponse, Method, Platform, Redirects};
 use crate::sse::SseParser;
 use crate::trace::{Peer, RequestBody, TraceKind, Tracer};
@@ -357,6 +357,7 @@ impl<P: Platform> ClaudeClient<P> {
     pub async fn list_models(&self, settings: &ClaudeSettings) -> Result<Vec<Listed>, ClaudeError> {
         let mut models = Vec::new();
         let mut after: Option<String> = None;
+        let mut budget = ListingBudget::new(&settings.limits);
         for page in 1..=MAX_PAGES {
             let base = format!("{}/v1/models?limit=1000", settings.base_url.trim_end_matches('/'));
             let url = match &after {
@@ -364,6 +365,10 @@ impl<P: Platform> ClaudeClient<P> {
                 None => base,
             };
             let text = self.fetch_text(settings, &url, None, format!("models, page {page}")).await?;
+            if let Err(limit) = budget.spend_bytes(text.len()) {
+                self.tracer.note(Peer::Claude, format!("The list of models stopped at page {page}: {limit}."));
+                return Ok(models);
+            }
             let page: ModelPage = check_json_depth(&text, settings.limits.json_depth)
                 .ok()
                 .and_then(|()| serde_json::from_str::<serde_json::Value>(&text).ok())

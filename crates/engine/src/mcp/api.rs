@@ -7,15 +7,12 @@ use serde_json::{Map, Value, json};
 use super::envelope::header_params;
 use super::error::ProtocolError;
 use super::{McpClient, McpError, RequestOptions};
+use crate::limits::ListingBudget;
 use crate::platform::Platform;
 use protocol::mcp::{
     CallToolResult, GetPromptResult, LOG_LEVELS, Prompt, ReadResourceResult, Resource, ResourceTemplate,
     ServerCapability, Tool, created_task, method,
 };
-
-/// At most this many pages per list: a server that keeps handing out cursors cannot keep the
-/// client looping forever.
-const MAX_PAGES: usize = 100;
 
 /// The server's tools, minus those the client must leave out, each with its reason.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -65,7 +62,8 @@ impl<P: Platform> McpClient<P> {
         }
     }
 
-    /// Pages through a `*/list` until `nextCursor` is absent (C-24).
+    /// Pages through a `*/list` until `nextCursor` is absent (C-24), within one budget for the
+    /// whole listing (`limits::ListingBudget`): pages, items and bytes over all pages.
     pub(super) async fn list_all(
         &self,
         method: &str,
@@ -74,21 +72,25 @@ impl<P: Platform> McpClient<P> {
     ) -> Result<Vec<Value>, McpError> {
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
-        for _ in 0..MAX_PAGES {
+        let mut budget = ListingBudget::new(&self.config.limits);
+        loop {
             let params = match &cursor {
                 Some(c) => json!({ "cursor": c }),
                 None => json!({}),
             };
-            let page = self.request(method, Some(params), opts).await?;
-            match page.get(key) {
-                Some(Value::Array(list)) => items.extend(list.iter().cloned()),
+            let mut page = self.request(method, Some(params), opts).await?;
+            let list = match page.get_mut(key) {
+                Some(Value::Array(list)) => std::mem::take(list),
                 _ => {
                     return Err(McpError::Decode {
                         reason: format!("{method} result has no `{key}` array"),
                         raw: page.to_string(),
                     });
                 }
-            }
+            };
+            // Spent before it is kept: past the budget, nothing of the listing stays.
+            budget.spend(&list).map_err(McpError::Limit)?;
+            items.extend(list);
             match page.get("nextCursor").and_then(Value::as_str) {
                 Some(next) if cursor.as_deref() != Some(next) => cursor = Some(next.to_owned()),
                 Some(_) => {
@@ -100,7 +102,6 @@ impl<P: Platform> McpClient<P> {
                 None => return Ok(items),
             }
         }
-        Err(McpError::Client(format!("{method}: gave up after {MAX_PAGES} pages")))
     }
 
     pub async fn list_tools(&self, opts: &RequestOptions) -> Result<ToolList, McpError> {

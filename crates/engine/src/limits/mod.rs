@@ -17,7 +17,12 @@ use std::fmt;
 use super::layer::Layer;
 use super::platform::{Body, NetworkError};
 
-const MIB: usize = 1024 * 1024;
+mod listing;
+mod setting;
+pub use listing::{LISTING_ITEMS, LISTING_PAGES, ListingBudget};
+pub use setting::{OutOfBounds, Setting};
+
+pub(crate) const MIB: usize = 1024 * 1024;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
@@ -59,184 +64,6 @@ impl Default for Limits {
     }
 }
 
-/// One limit as Settings shows it: in the unit a person thinks in, within bounds that keep the
-/// page working (no limit can be switched off).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Setting {
-    BodyMib,
-    SseEventMib,
-    JsonDepth,
-    TraceMib,
-    FileMib,
-    ReconnectFloorMs,
-    ReconnectCapS,
-    ReconnectsPerMinute,
-    AuthStepS,
-}
-
-impl Setting {
-    pub const ALL: [Setting; 9] = [
-        Setting::BodyMib,
-        Setting::SseEventMib,
-        Setting::JsonDepth,
-        Setting::TraceMib,
-        Setting::FileMib,
-        Setting::ReconnectFloorMs,
-        Setting::ReconnectCapS,
-        Setting::ReconnectsPerMinute,
-        Setting::AuthStepS,
-    ];
-
-    pub fn id(self) -> &'static str {
-        match self {
-            Setting::BodyMib => "limit-body",
-            Setting::SseEventMib => "limit-sse",
-            Setting::JsonDepth => "limit-depth",
-            Setting::TraceMib => "limit-trace",
-            Setting::FileMib => "limit-file",
-            Setting::ReconnectFloorMs => "limit-floor",
-            Setting::ReconnectCapS => "limit-cap",
-            Setting::ReconnectsPerMinute => "limit-reconnects",
-            Setting::AuthStepS => "limit-auth",
-        }
-    }
-
-    pub fn label(self) -> &'static str {
-        match self {
-            Setting::BodyMib => "Response body (MiB)",
-            Setting::SseEventMib => "SSE line or event (MiB)",
-            Setting::JsonDepth => "JSON nesting (levels)",
-            Setting::TraceMib => "Timeline details kept (MiB)",
-            Setting::FileMib => "Lesson or session file (MiB)",
-            Setting::ReconnectFloorMs => "Shortest wait before reopening a stream (ms)",
-            Setting::ReconnectCapS => "Longest wait between attempts (s)",
-            Setting::ReconnectsPerMinute => "Stream reopenings per minute",
-            Setting::AuthStepS => "One authorization step (s)",
-        }
-    }
-
-    /// The bounds a value may take, in the setting's unit.
-    pub fn range(self) -> (u64, u64) {
-        match self {
-            Setting::BodyMib | Setting::SseEventMib | Setting::FileMib => (1, 256),
-            Setting::JsonDepth => (8, 120),
-            Setting::TraceMib => (4, 512),
-            Setting::ReconnectFloorMs => (100, 60_000),
-            Setting::ReconnectCapS => (1, 600),
-            Setting::ReconnectsPerMinute => (1, 600),
-            Setting::AuthStepS => (5, 600),
-        }
-    }
-
-    pub fn get(self, l: &Limits) -> u64 {
-        let mib = |b: usize| (b / MIB) as u64;
-        match self {
-            Setting::BodyMib => mib(l.body_bytes),
-            Setting::SseEventMib => mib(l.sse_event_bytes),
-            Setting::JsonDepth => l.json_depth as u64,
-            Setting::TraceMib => mib(l.trace_bytes),
-            Setting::FileMib => mib(l.file_bytes),
-            Setting::ReconnectFloorMs => l.reconnect_floor_ms,
-            Setting::ReconnectCapS => l.reconnect_cap_ms / 1000,
-            Setting::ReconnectsPerMinute => u64::from(l.reconnects_per_minute),
-            Setting::AuthStepS => l.auth_step_ms / 1000,
-        }
-    }
-
-    /// Sets the limit from what the user typed, brought within its bounds; `false` when it is
-    /// not a whole number.
-    pub fn set(self, l: &mut Limits, text: &str) -> bool {
-        let Ok(n) = text.trim().parse::<u64>() else { return false };
-        let (lo, hi) = self.range();
-        self.put_raw(l, n.clamp(lo, hi).saturating_mul(self.scale()));
-        true
-    }
-
-    /// How many of the unit `Limits` keeps (bytes, ms, a count) make one of the setting's unit.
-    fn scale(self) -> u64 {
-        match self {
-            Setting::BodyMib | Setting::SseEventMib | Setting::TraceMib | Setting::FileMib => MIB as u64,
-            Setting::ReconnectCapS | Setting::AuthStepS => 1000,
-            Setting::JsonDepth | Setting::ReconnectFloorMs | Setting::ReconnectsPerMinute => 1,
-        }
-    }
-
-    /// The value as `Limits` keeps it.
-    fn raw(self, l: &Limits) -> u64 {
-        let wide = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
-        match self {
-            Setting::BodyMib => wide(l.body_bytes),
-            Setting::SseEventMib => wide(l.sse_event_bytes),
-            Setting::JsonDepth => wide(l.json_depth),
-            Setting::TraceMib => wide(l.trace_bytes),
-            Setting::FileMib => wide(l.file_bytes),
-            Setting::ReconnectFloorMs => l.reconnect_floor_ms,
-            Setting::ReconnectCapS => l.reconnect_cap_ms,
-            Setting::ReconnectsPerMinute => u64::from(l.reconnects_per_minute),
-            Setting::AuthStepS => l.auth_step_ms,
-        }
-    }
-
-    /// Writes a value in `Limits`' own unit (already within bounds).
-    fn put_raw(self, l: &mut Limits, n: u64) {
-        let narrow = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
-        match self {
-            Setting::BodyMib => l.body_bytes = narrow(n),
-            Setting::SseEventMib => l.sse_event_bytes = narrow(n),
-            Setting::JsonDepth => l.json_depth = narrow(n),
-            Setting::TraceMib => l.trace_bytes = narrow(n),
-            Setting::FileMib => l.file_bytes = narrow(n),
-            Setting::ReconnectFloorMs => l.reconnect_floor_ms = n,
-            Setting::ReconnectCapS => l.reconnect_cap_ms = n,
-            Setting::ReconnectsPerMinute => l.reconnects_per_minute = u32::try_from(n).unwrap_or(u32::MAX),
-            Setting::AuthStepS => l.auth_step_ms = n,
-        }
-    }
-}
-
-/// A saved value that was outside the bounds Settings enforces, and the bound used instead.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OutOfBounds {
-    /// As Settings labels it.
-    pub label: &'static str,
-    /// In the setting's unit, rounded down.
-    pub saved: u64,
-    pub used: u64,
-    pub range: (u64, u64),
-}
-
-impl fmt::Display for OutOfBounds {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (lo, hi) = self.range;
-        write!(f, "{}: {} saved, outside {lo} to {hi}, so {} is used", self.label, self.saved, self.used)
-    }
-}
-
-impl Limits {
-    /// The limits brought within the bounds Settings enforces: saved values are a stranger's
-    /// (another page of this origin may have written them), so none is used as written if the
-    /// settings screen could not have set it. Each value changed is named.
-    pub fn within_bounds(mut self) -> (Limits, Vec<OutOfBounds>) {
-        let mut changed = Vec::new();
-        for setting in Setting::ALL {
-            let (lo, hi) = setting.range();
-            let scale = setting.scale();
-            let raw = setting.raw(&self);
-            let bounded = raw.clamp(lo.saturating_mul(scale), hi.saturating_mul(scale));
-            if bounded != raw {
-                setting.put_raw(&mut self, bounded);
-                changed.push(OutOfBounds {
-                    label: setting.label(),
-                    saved: raw / scale,
-                    used: bounded / scale,
-                    range: (lo, hi),
-                });
-            }
-        }
-        (self, changed)
-    }
-}
-
 /// Which limit was reached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -248,6 +75,10 @@ pub enum Limit {
     File,
     Reconnects,
     AuthStep,
+    /// One paginated listing: its pages, its items, and its bytes over all pages (`listing.rs`).
+    ListingPages,
+    ListingItems,
+    ListingBytes,
 }
 
 impl Limit {
@@ -261,6 +92,9 @@ impl Limit {
             Limit::File => "file size",
             Limit::Reconnects => "stream reopenings per minute",
             Limit::AuthStep => "time for one authorization step",
+            Limit::ListingPages => "pages in one listing",
+            Limit::ListingItems => "items in one listing",
+            Limit::ListingBytes => "size of one listing, all its pages together",
         }
     }
 
@@ -269,23 +103,27 @@ impl Limit {
         match self {
             Limit::Body | Limit::SseLine | Limit::SseEvent | Limit::File => Layer::Http,
             Limit::JsonDepth => Layer::Decode,
-            Limit::Reconnects => Layer::Protocol,
+            Limit::Reconnects | Limit::ListingPages | Limit::ListingItems | Limit::ListingBytes => Layer::Protocol,
             Limit::AuthStep => Layer::Timeout,
         }
     }
 
     fn unit(self) -> Unit {
         match self {
-            Limit::Body | Limit::SseLine | Limit::SseEvent | Limit::File => Unit::Bytes,
+            Limit::Body | Limit::SseLine | Limit::SseEvent | Limit::File | Limit::ListingBytes => Unit::Bytes,
             Limit::JsonDepth => Unit::Levels,
             Limit::Reconnects => Unit::Times,
             Limit::AuthStep => Unit::Millis,
+            Limit::ListingPages => Unit::Pages,
+            Limit::ListingItems => Unit::Items,
         }
     }
 }
 
 enum Unit {
     Bytes,
+    Pages,
+    Items,
     Levels,
     Times,
     Millis,
@@ -305,11 +143,22 @@ impl LimitExceeded {
     }
 
     pub fn hint(&self) -> String {
-        format!(
-            "If it really sends that much, raise the {} in Settings → Limits; otherwise it is misbehaving. Nothing \
-             past the limit was kept, and the rest of the page goes on.",
-            self.limit.name()
-        )
+        match self.limit {
+            Limit::ListingPages | Limit::ListingItems => format!(
+                "A listing may have at most {LISTING_PAGES} pages and {LISTING_ITEMS} items, whatever the settings: \
+                 far more than Claude could use. The server is misbehaving; nothing of this listing was kept, and the \
+                 rest of the page goes on."
+            ),
+            Limit::ListingBytes => "A whole listing may be as large as one response body: if the server really lists \
+                 that much, raise the response body size in Settings → Limits; otherwise it is misbehaving. Nothing of \
+                 this listing was kept, and the rest of the page goes on."
+                .to_owned(),
+            _ => format!(
+                "If it really sends that much, raise the {} in Settings → Limits; otherwise it is misbehaving. Nothing \
+                 past the limit was kept, and the rest of the page goes on.",
+                self.limit.name()
+            ),
+        }
     }
 }
 
@@ -320,10 +169,13 @@ impl fmt::Display for LimitExceeded {
             Unit::Levels => format!("{} levels", self.max),
             Unit::Times => format!("{} times", self.max),
             Unit::Millis => format!("{} s", self.max / 1000),
+            Unit::Pages => format!("{} pages", self.max),
+            Unit::Items => format!("{} items", self.max),
         };
         let stopped = match self.limit {
             Limit::Reconnects => "the page stopped listening",
             Limit::AuthStep => "the page stopped waiting",
+            Limit::ListingPages | Limit::ListingItems | Limit::ListingBytes => "the page asked for no more pages",
             _ => "the page stopped reading there",
         };
         write!(f, "limit reached: {} ({max}); {stopped}", self.limit.name())
@@ -500,22 +352,6 @@ mod tests {
         for t in [0.0, 30_000.0, 61_000.0, 62_000.0, 91_000.0] {
             assert!(later.spend(&l, t).is_ok(), "at {t}");
         }
-    }
-
-    #[test]
-    fn settings_read_and_write_each_limit_within_its_bounds() {
-        let mut l = Limits::default();
-        for s in Setting::ALL {
-            let value = s.get(&l);
-            assert!(s.set(&mut l, &value.to_string()), "{s:?}");
-            assert_eq!(s.get(&l), value, "{s:?} round trip");
-        }
-        assert_eq!(l, Limits::default());
-        assert!(Setting::BodyMib.set(&mut l, " 0 "));
-        assert_eq!(l.body_bytes, MIB, "no limit can be switched off");
-        assert!(Setting::JsonDepth.set(&mut l, "100000"));
-        assert_eq!(l.json_depth, 120, "serde_json's own recursion limit is 128");
-        assert!(!Setting::AuthStepS.set(&mut l, "soon"));
     }
 
     #[test]
