@@ -48,6 +48,16 @@ pub fn ServerTabs(entry: ServerEntry, tab: RwSignal<Tab>) -> impl IntoView {
             <p class="list-failed">{format!("{what} failed:")}</p>
             <FailureBox failure/>
         }).collect_view()}
+        {move || data.with(|d| d.tools.as_ref().and_then(|t| engine::agent::destructive_note(&t.tools))).map(|note| view! {
+            <div class="destructive" role="note">
+                <p>{note}</p>
+                <label class="check">
+                    <input type="checkbox" prop:checked=move || data.with(|d| d.destructive_allowed)
+                        on:change=move |ev| data.update(|d| d.destructive_allowed = event_target_checked(&ev))/>
+                    "Let them run without asking (until you untick this or reload the page)"
+                </label>
+            </div>
+        })}
         <div class="tabs" role="tablist" aria-label="Explore this server">
             {[(Tab::Tools, "Tools"), (Tab::Resources, "Resources"), (Tab::Prompts, "Prompts"), (Tab::Log, "Log"), (Tab::Faults, "Faults")]
                 .into_iter()

@@ -305,11 +305,13 @@ impl Services {
     /// is replayed, only those to the servers the user agreed to for it.
     pub fn consent(&self) -> Consent {
         if let Some(title) = self.lessons.current.with_untracked(|l| l.as_ref().map(|l| l.title.clone())) {
-            return Consent::Agreed { servers: self.lessons.agreed.get_untracked(), driver: Driver::Lesson(title) };
+            return Consent::agreed(self.lessons.agreed.get_untracked(), Driver::Lesson(title))
+                .with_destructive_allowed(self.servers.destructive_allowed());
         }
         if self.sessions.replaying.get_untracked() {
-            return Consent::Agreed { servers: self.sessions.replay_agreed.get_untracked(), driver: Driver::Replay };
+            return Consent::agreed(self.sessions.replay_agreed.get_untracked(), Driver::Replay)
+                .with_destructive_allowed(self.servers.destructive_allowed());
         }
-        Consent::All
+        Consent::default().with_destructive_allowed(self.servers.destructive_allowed())
     }
 }

@@ -70,6 +70,9 @@ pub struct ServerData {
     pub client: Option<Preregistered>,
     /// Whether the user chose to keep this server's tokens (and client secret) on this device.
     pub remember_auth: bool,
+    /// Whether the user lets the tools this server marks destructive run without asking (in
+    /// memory only: a reload asks again).
+    pub destructive_allowed: bool,
 }
 
 /// One server on the page: its own reactive state, apart from every other server's, so a log
@@ -178,6 +181,13 @@ impl Servers {
         let entry = ServerEntry::new(owner, id, url, data);
         self.list.update(|l| l.push(entry.clone()));
         entry
+    }
+
+    /// The servers whose tools marked destructive the user lets run without asking.
+    pub fn destructive_allowed(&self) -> Vec<String> {
+        self.list.with_untracked(|l| {
+            l.iter().filter(|s| s.data.with_untracked(|d| d.destructive_allowed)).map(|s| s.id.clone()).collect()
+        })
     }
 
     pub fn entry(&self, id: &str) -> Option<ServerEntry> {

@@ -290,10 +290,13 @@ const server = createServer(async (req, res) => {
 
   if (path === "/app/mcp" && req.method === "POST") return appServer(res, JSON.parse(await body(req)));
 
-  // /files/mcp: the user's own server, whose one tool must never run unasked.
+  // /files/mcp: the user's own server, whose one tool (marked destructive) must never run unasked.
   if (path === "/files/mcp" && req.method === "POST") {
     return mcp(res, JSON.parse(await body(req)), {
-      tools: [{ name: "delete_everything", description: "Deletes every file", inputSchema: { type: "object", properties: { path: { type: "string" } } } }],
+      tools: [{
+        name: "delete_everything", description: "Deletes every file", annotations: { destructiveHint: true },
+        inputSchema: { type: "object", properties: { path: { type: "string" } } },
+      }],
     });
   }
   if (path.endsWith("/mcp") && req.method === "POST") return mcp(res, JSON.parse(await body(req)));

@@ -5,7 +5,7 @@
 // could script the demo model into calling a server the user had saved earlier.)
 import { test, expect } from "@playwright/test";
 import { URLS } from "../e2e/fixtures.mjs";
-import { addServer, ask, openApp, snap } from "../e2e/support.mjs";
+import { addServer, ask, openApp, reply, script, snap, toolUse, useFakeClaude } from "../e2e/support.mjs";
 import { reset, seen, watchAttack } from "./support.mjs";
 
 const chat = (page) => page.getByRole("log", { name: "Conversation" });
@@ -67,5 +67,43 @@ test("a recorded session replayed reaches only the servers it names; any other c
   await dialog.getByRole("button", { name: "Deny" }).click();
   await expect(page.getByRole("heading", { name: "The replay next to the recording" })).toBeVisible({ timeout: 30_000 });
   expect((await seen()).calls).toEqual([]);
+  await attack.expectNoScript();
+});
+
+// A skill's text (or any text Claude read) can talk Claude into a destructive call. Under the
+// default settings, a tool its own server marks `destructiveHint: true` still asks first; the
+// card lets the user allow that server's destructive tools, and take it back.
+test("a tool its server marks destructive asks first under default settings; the card can allow it and take it back", async ({ page }) => {
+  await reset();
+  const attack = await watchAttack(page);
+  await openApp(page);
+  const key = "sk-hostile-destructive";
+  await useFakeClaude(page, key);
+  const card = await addServer(page, URLS.hostile("/files/mcp"), "files");
+  await expect(card.getByRole("note")).toContainText("Marked destructive by the server, so a call asks you first, whoever makes it: delete_everything.");
+  const turn = async (answer) => {
+    await script(key, [reply({ text: "The skill says to clean up." }, toolUse("files_delete_everything", { path: "/" })), { summarize: {} }]);
+    await page.getByRole("textbox", { name: "Message", exact: true }).fill("Follow the skill.");
+    await page.getByRole("button", { name: "Send" }).click();
+    if (answer) {
+      const dialog = page.getByRole("dialog", { name: "Run this tool call?" });
+      await expect(dialog).toContainText('"files" marks delete_everything as destructive (destructiveHint): it runs only if you approve it.');
+      await expect(dialog).toContainText('"path": "/"');
+      if (answer === "Deny") await snap(page, "hostile-destructive-asks");
+      await dialog.getByRole("button", { name: answer }).click();
+    }
+    await expect(page.getByRole("button", { name: "Stop", exact: true })).toBeHidden({ timeout: 30_000 });
+  };
+  await turn("Deny");
+  await expect(chat(page).getByText(/denied this tool call/).first()).toBeVisible();
+  expect((await seen()).calls).toEqual([]);
+  // Allowed on the card: it runs without a question.
+  await card.getByLabel(/Let them run without asking/).check();
+  await turn(null);
+  expect((await seen()).calls.map((c) => [c.name, c.arguments])).toEqual([["delete_everything", { path: "/" }]]);
+  // Taken back: it asks again.
+  await card.getByLabel(/Let them run without asking/).uncheck();
+  await turn("Deny");
+  expect((await seen()).calls.length).toBe(1);
   await attack.expectNoScript();
 });

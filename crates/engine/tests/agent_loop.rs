@@ -568,7 +568,7 @@ async fn a_denied_call_is_an_is_error_result_c31() {
             seen.borrow_mut().push(t.name.clone());
             approval(async { false })
         })),
-        consent: Consent::AskEach,
+        consent: Consent::ask_each(),
         teach: None,
         faults: None,
         pause: None,
@@ -603,7 +603,7 @@ async fn a_lesson_reaches_only_the_servers_the_user_agreed_to() {
             seen.borrow_mut().push((t.name.clone(), t.input.clone(), target.describe(), why.reason.clone()));
             approval(async { false })
         })),
-        consent: Consent::Agreed { servers: vec!["agreed".into()], driver: Driver::Lesson("Hostile".into()) },
+        consent: Consent::agreed(vec!["agreed".into()], Driver::Lesson("Hostile".into())),
         ..Turn::new(&h.settings, &servers, &cancel, 4)
     };
     let out = h.agent.run(Vec::new(), Message::user_text("go"), &turn, Rc::new(|_| {})).await;

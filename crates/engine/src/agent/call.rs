@@ -49,7 +49,7 @@ impl<P: Platform> Agent<P> {
         catalog: &Catalog,
         emit: &Emit,
     ) -> (ToolResult, Option<Failure>) {
-        if let Some(why) = turn.consent.ask_why(&target) {
+        if let Some(why) = turn.consent.ask_why(&target, catalog.destructive(&target)) {
             let approved = match &turn.approve {
                 Some(ask) => ask(tool_use, &target, &why).await,
                 None => false,

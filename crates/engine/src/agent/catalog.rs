@@ -89,6 +89,9 @@ pub struct Catalog {
     /// The offered tools that come with an app (MCP Apps), by server id, as their server
     /// listed them: a call to one shows its app.
     pub apps: Vec<(String, protocol::mcp::Tool)>,
+    /// The offered tools their server marks destructive (`consent::marked_destructive`), by
+    /// server id and tool name: a call asks unless the user lets that server's run.
+    pub destructive: Vec<(String, String)>,
 }
 
 /// One connected server's tools, as phase 1 gathered them.
@@ -101,6 +104,16 @@ pub struct ServerTools<'a> {
 impl Catalog {
     pub fn lookup(&self, name: &str) -> Option<&Entry> {
         self.entries.iter().find(|e| e.name == name)
+    }
+
+    /// Whether `target`'s server marks the tool destructive.
+    pub fn destructive(&self, target: &crate::trace::RouteTarget) -> bool {
+        match target {
+            crate::trace::RouteTarget::Server { server_id, tool, .. } => {
+                self.destructive.iter().any(|(s, t)| s == server_id && t == tool)
+            }
+            _ => false,
+        }
     }
 
     /// The app of Claude's call `tool_use_id` of `name`, if that tool comes with one (MCP Apps):
@@ -200,6 +213,9 @@ impl Catalog {
                     Ok((schema, mut notes)) => {
                         if ui.as_ref().is_some_and(|ui| ui.resource_uri.is_some()) {
                             catalog.apps.push((s.server_id.to_owned(), tool.clone()));
+                        }
+                        if super::consent::marked_destructive(tool) {
+                            catalog.destructive.push((s.server_id.to_owned(), tool.name.clone()));
                         }
                         notes.extend(ui.into_iter().flat_map(app_notes));
                         let def = ToolDef {

@@ -18,7 +18,7 @@ mod steps;
 pub mod teach;
 
 pub use catalog::{Catalog, Origin};
-pub use consent::{AskWhy, Consent, Driver};
+pub use consent::{AskWhy, Consent, Driver, Mode, destructive_note, marked_destructive};
 pub use edit::{Draft, Edit, EditError, app_edit, check_edit, judge, read_edit, route_hint};
 pub use events::{AgentEvent, Speaker, TurnEnd, TurnOutcome};
 pub use pause::{Breakpoint, Pauser, Resume, Stop};

@@ -77,7 +77,7 @@ impl<'a, P: Platform> Turn<'a, P> {
             cancel,
             max_iterations,
             approve: None,
-            consent: Consent::All,
+            consent: Consent::default(),
             teach: None,
             faults: None,
             pause: None,

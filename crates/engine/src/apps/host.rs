@@ -187,7 +187,7 @@ impl<P: Platform> AppHost<P> {
             app_modes: Vec::new(),
             mode: "inline",
         };
-        let (consent, pause, gate) = (Consent::All, None, futures::lock::Mutex::new(()));
+        let (consent, pause, gate) = (Consent::default(), None, futures::lock::Mutex::new(()));
         let state = RefCell::new(state);
         AppHost { call, client, tools, context, tracer, lane, peer, post, ask, consent, pause, gate, state }
     }

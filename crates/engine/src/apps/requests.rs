@@ -176,7 +176,7 @@ impl<P: Platform> AppHost<P> {
         let arguments = params.get("arguments").cloned().unwrap_or_else(|| json!({}));
         let target =
             RouteTarget::Server { server_id: self.call.server_id.clone(), label: label.clone(), tool: name.to_owned() };
-        if let Some(why) = self.consent.ask_why(&target) {
+        if let Some(why) = self.consent.ask_why(&target, crate::agent::marked_destructive(tool)) {
             let ask = AppAsk::Call { tool: shown.clone(), arguments: arguments.clone(), why: why.reason };
             (self.ask)(ask).await.map_err(refuse)?;
         }

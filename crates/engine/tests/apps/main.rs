@@ -404,7 +404,7 @@ async fn what_the_app_gives_claude_or_opens_goes_through_the_user_and_the_url_po
 
 #[tokio::test(flavor = "current_thread")]
 async fn under_ask_before_every_call_the_apps_calls_wait_for_the_user_too() {
-    let app = shown_with(|_| {}, |host| host.with_consent(Consent::AskEach)).await;
+    let app = shown_with(|_| {}, |host| host.with_consent(Consent::ask_each())).await;
     app.initialised().await;
     let servers_calls = || {
         app.trace
