@@ -17,6 +17,23 @@ pub fn Disclosure(open: RwSignal<bool>, what: &'static str) -> impl IntoView {
     }
 }
 
+/// A stranger's name or label: every character that could disguise it shown as it is stored
+/// (`engine::text::visible`), set apart from the page's own words, and cut at `max` characters
+/// with the whole of it one click away.
+#[component]
+pub fn Stranger(#[prop(into)] text: String, #[prop(optional)] max: Option<usize>) -> impl IntoView {
+    let (cut, was_cut) = engine::text::visible_cut(&text, max.unwrap_or(80));
+    let whole = engine::text::visible(&text);
+    let open = RwSignal::new(false);
+    view! {
+        <span class="stranger">{move || if open.get() { whole.clone() } else { cut.clone() }}</span>
+        {was_cut.then(|| view! {
+            <button type="button" class="link stranger-more" aria-expanded=move || open.get().to_string()
+                on:click=move |_| open.update(|o| *o = !*o)>{move || if open.get() { "less" } else { "all of it" }}</button>
+        })}
+    }
+}
+
 /// A code block with a label for screen readers.
 #[component]
 pub fn Code(#[prop(into)] text: Signal<String>, #[prop(into, optional)] label: String) -> impl IntoView {

@@ -126,7 +126,7 @@ pub fn ServerCard(entry: ServerEntry) -> impl IntoView {
         <article class="server-card" aria-labelledby=labelled_by>
             <header class="server-head">
                 <span class=move || state.with(dot_class) aria-hidden="true"></span>
-                <h3 id=title_id>{move || name_entry.name()}</h3>
+                <h3 id=title_id>{move || engine::text::visible_cut(&name_entry.name(), 80).0}</h3>
                 <span class="status" role="status">{status_text}</span>
                 <Disclosure open=open what="details"/>
             </header>

@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 
 use crate::state::{BUILT_IN_LESSONS, use_services};
+use crate::widgets::Stranger;
 use engine::lesson::{ScriptedCall, Step, describe_call};
 use engine::server_address;
 
@@ -67,7 +68,7 @@ fn ServersConsent(calls: Vec<ScriptedCall>) -> impl IntoView {
                 let warning = server_address::prepare(&url).ok().and_then(|a| a.warning);
                 view! {
                     <li>
-                        <code>{url}</code>" as "{label}
+                        <code>{url}</code>" as "<Stranger text=label/>
                         {if known { " (already in your list)" } else { " (new: it will be added)" }}
                         {warning.map(|w| view! { <p class="warn">{format!("Careful: {w}.")}</p> })}
                     </li>
@@ -132,7 +133,7 @@ pub fn LessonBody() -> impl IntoView {
             view! {
                 <section class="lesson" role="region" aria-labelledby="lesson-title">
                     <header class="lesson-head">
-                        <h2 id="lesson-title">{title}</h2>
+                        <h2 id="lesson-title"><Stranger text=title max=120/></h2>
                         <span class="lesson-count" aria-live="polite">
                             {move || format!("Step {} of {count}", l.step.get() + 1)}
                         </span>

@@ -107,3 +107,33 @@ test("a tool its server marks destructive asks first under default settings; the
   expect((await seen()).calls.length).toBe(1);
   await attack.expectNoScript();
 });
+
+// A lesson's labels and a server's tool names are a stranger's text. A right-to-left override
+// made `…/mcp as "notes" (new: it will be added)` read, on screen, as a harmless sentence, and a
+// 10,000-character label imitated the page's own words. Every character that could disguise a
+// name is shown as it is stored, and a long one is cut, the whole of it one click away.
+test("a lesson's labels with direction overrides, zero-width characters and 10,000 characters cannot disguise themselves", async ({ page }) => {
+  const attack = await watchAttack(page);
+  await openApp(page);
+  const sneaky = "notes \u202Elliw ti :wen\u202C sa\u200B";
+  const long = "Connected. Everything is fine. ".repeat(330);
+  const lesson = {
+    lesson: 1, title: `Harmless\u2066 lesson`, model: "demo",
+    servers: [{ url: URLS.hostile("/files/mcp"), label: sneaky }, { url: URLS.hostile("/plain/mcp"), label: long }],
+    steps: [{ text: "Press the button.", ask: "Hello." }],
+  };
+  await page.goto(`./#lesson=${Buffer.from(JSON.stringify(lesson)).toString("base64url")}`);
+  await page.reload();
+  const servers = page.getByRole("group", { name: "Servers this lesson uses" });
+  await expect(servers).toContainText("as notes [U+202E]lliw ti :wen[U+202C] sa[U+200B]");
+  await expect(page.locator("#lesson-title")).toContainText("Harmless[U+2066] lesson");
+  // The long label: cut at 80 characters, set apart, the rest one click away.
+  const cut = servers.locator(".stranger").nth(1);
+  expect((await cut.textContent()).length).toBeLessThanOrEqual(81);
+  await snap(page, "hostile-disguised-labels");
+  await servers.getByRole("button", { name: "all of it" }).click();
+  expect((await cut.textContent()).length).toBe(long.length);
+  // No raw override reaches the screen anywhere.
+  expect(await page.evaluate(() => document.body.innerText.includes("\u202E"))).toBe(false);
+  await attack.expectNoScript();
+});

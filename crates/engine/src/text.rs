@@ -105,9 +105,59 @@ pub fn one_line(s: &str, max: usize) -> (String, bool) {
     (line, chars.next().is_some())
 }
 
+/// Whether a character can disguise the text around it: invisible (zero-width, a soft hyphen,
+/// fillers that render as nothing), reordering what follows (bidirectional embeddings,
+/// overrides, isolates and marks), or any other control or format character.
+pub fn disguises(c: char) -> bool {
+    c.is_control()
+        || matches!(c,
+            '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
+            | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}'
+            | '\u{2060}'..='\u{206F}' | '\u{3164}' | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}' | '\u{FFA0}'
+            | '\u{FFF9}'..='\u{FFFB}' | '\u{E0000}'..='\u{E0FFF}')
+}
+
+/// A stranger's text as it may be shown where the user decides or reads a name: every
+/// character that [`disguises`] the text written visibly as `[U+202E]`, so the text reads in
+/// the order it is stored and nothing in it hides.
+pub fn visible(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if disguises(c) {
+            out.push_str(&format!("[U+{:04X}]", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// [`visible`], and at most `max` characters of it (a long name imitates the page's own words):
+/// the text, and whether it was cut.
+pub fn visible_cut(s: &str, max: usize) -> (String, bool) {
+    let shown = visible(s);
+    let mut chars = shown.chars();
+    let cut: String = chars.by_ref().take(max).collect();
+    if chars.next().is_some() { (cut + "…", true) } else { (cut, false) }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{content_text, first_sentence, prefix};
+    use super::{content_text, first_sentence, prefix, visible, visible_cut};
+
+    #[test]
+    fn text_that_would_disguise_itself_is_shown_as_it_is_stored() {
+        // On screen this read "https://api.anthropic.com as /mcp …" backwards.
+        let label = "notes \u{202E}lliw ti :wen\u{202C} sa";
+        assert_eq!(visible(label), "notes [U+202E]lliw ti :wen[U+202C] sa");
+        assert_eq!(
+            visible("de\u{200B}lete\u{FEFF}\u{2066}x\u{2069}\n"),
+            "de[U+200B]lete[U+FEFF][U+2066]x[U+2069][U+000A]"
+        );
+        assert_eq!(visible("Café 東京 🙂"), "Café 東京 🙂");
+        assert_eq!(visible_cut(&"a".repeat(10_000), 80), ("a".repeat(80) + "…", true));
+        assert_eq!(visible_cut("short", 80), ("short".into(), false));
+    }
     use serde_json::json;
 
     #[test]

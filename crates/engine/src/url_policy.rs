@@ -227,11 +227,7 @@ pub enum UrlRefusal {
 pub fn check(text: &str, trust: Trust) -> Result<Allowed, UrlRefusal> {
     let url = match trust {
         Trust::User => as_the_browser_reads(text.trim())?,
-        Trust::Stranger => {
-            let url = WebUrl::parse(text)?;
-            the_browser_agrees(text, &url)?;
-            url
-        }
+        Trust::Stranger => the_browser_agrees(text, WebUrl::parse(text)?)?,
     };
     let warning = match (url.scheme, url.host.is_loopback(), trust) {
         (Scheme::Https, ..) | (Scheme::Http, true, _) => None,
@@ -251,15 +247,17 @@ fn as_the_browser_reads(text: &str) -> Result<WebUrl, UrlRefusal> {
     }
 }
 
-/// The strict parse and the browser must read the same scheme, host and port.
-fn the_browser_agrees(text: &str, ours: &WebUrl) -> Result<(), UrlRefusal> {
+/// The strict parse and the browser must read the same scheme, host and port; what is used
+/// is the browser's form (its path, query and fragment %-encoded as it will send them, so no
+/// invisible or reordering character is left to show).
+fn the_browser_agrees(text: &str, ours: WebUrl) -> Result<WebUrl, UrlRefusal> {
     match whatwg::read(text) {
         Reading::Url(href) => match WebUrl::parse(&href) {
-            Ok(theirs) if theirs.same_origin(ours) => Ok(()),
+            Ok(theirs) if theirs.same_origin(&ours) => Ok(theirs),
             _ => Err(UrlRefusal::ReadDifferently { browser: shorten(&href) }),
         },
         Reading::NotAUrl => Err(UrlRefusal::Unreadable),
-        Reading::Unavailable => Ok(()),
+        Reading::Unavailable => Ok(ours),
     }
 }
 
@@ -486,6 +484,13 @@ mod tests {
         assert!(matches!(check_near("http://192.168.1.6/x", home), Err(UrlRefusal::PlainHttp { .. })));
         assert!(matches!(check_near("javascript:alert(1)", home), Err(UrlRefusal::Scheme { .. })));
         assert!(check_near("https://elsewhere.example/x", "not a url").is_ok());
+    }
+
+    #[test]
+    fn what_is_used_is_the_browsers_form_with_nothing_left_to_disguise_it() {
+        // A right-to-left override in the path reads, on screen, as another address.
+        assert_eq!(ok("https://example.com/\u{202E}gpj.exe"), "https://example.com/%E2%80%AEgpj.exe");
+        assert_eq!(ok("https://example.com/a?q=\u{200B}#\u{2066}"), "https://example.com/a?q=%E2%80%8B#%E2%81%A6");
     }
 
     #[test]

@@ -67,7 +67,7 @@ pub fn marked_destructive(tool: &protocol::mcp::Tool) -> bool {
 /// What a server's card says of the tools it marks destructive; `None` when it marks none.
 pub fn destructive_note(tools: &[protocol::mcp::Tool]) -> Option<String> {
     let names: Vec<String> =
-        tools.iter().filter(|t| marked_destructive(t)).map(|t| crate::text::one_line(&t.name, 60).0).collect();
+        tools.iter().filter(|t| marked_destructive(t)).map(|t| crate::text::visible_cut(&t.name, 80).0).collect();
     (!names.is_empty()).then(|| {
         format!("Marked destructive by the server, so a call asks you first, whoever makes it: {}.", names.join(", "))
     })
@@ -97,9 +97,10 @@ impl Consent {
             {
                 Some(AskWhy {
                     reason: format!(
-                        "{} is running, and \"{label}\" is not a server you agreed to let it use: this call runs only \
+                        "{} is running, and \"{}\" is not a server you agreed to let it use: this call runs only \
                          if you approve it.",
-                        capitalised(&driver.name())
+                        capitalised(&driver.name()),
+                        crate::text::visible_cut(label, 80).0
                     ),
                     stranger: true,
                 })
@@ -109,9 +110,10 @@ impl Consent {
             {
                 Some(AskWhy {
                     reason: format!(
-                        "\"{label}\" marks {} as destructive (destructiveHint): it runs only if you approve it. The \
+                        "\"{}\" marks {} as destructive (destructiveHint): it runs only if you approve it. The \
                          server's card can let its destructive tools run without asking.",
-                        crate::text::one_line(tool, 60).0
+                        crate::text::visible_cut(label, 80).0,
+                        crate::text::visible_cut(tool, 80).0
                     ),
                     stranger,
                 })

@@ -55,11 +55,10 @@ impl ScriptedCall {
 }
 
 /// A tool call in a line: `delete_file {"path":"/"}`, with at most `max` characters of arguments.
+/// Both are a stranger's: every character that could disguise them is shown as it is.
 pub fn describe_call(tool: &str, input: &serde_json::Value, max: usize) -> String {
-    let args = input.to_string();
-    let args: String =
-        if args.chars().count() > max { args.chars().take(max).chain(std::iter::once('…')).collect() } else { args };
-    format!("{tool} {args}")
+    let args = crate::text::visible_cut(&input.to_string(), max).0;
+    format!("{} {args}", crate::text::visible_cut(tool, 80).0)
 }
 
 impl Lesson {

@@ -70,7 +70,12 @@ impl RouteTarget {
     pub fn describe(&self) -> String {
         match self {
             RouteTarget::Local { function } => format!("the local function {function}, in this page"),
-            RouteTarget::Server { label, tool, .. } => format!("tools/call \"{tool}\" on the MCP server \"{label}\""),
+            // Names a stranger chose: every character that could disguise them shown as it is.
+            RouteTarget::Server { label, tool, .. } => format!(
+                "tools/call \"{}\" on the MCP server \"{}\"",
+                crate::text::visible_cut(tool, 80).0,
+                crate::text::visible_cut(label, 80).0
+            ),
             RouteTarget::Refused { reason } => format!("nothing ({reason})"),
         }
     }
