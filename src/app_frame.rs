@@ -97,6 +97,8 @@ pub fn AppFrame(block: RwSignal<Block>) -> impl IntoView {
     // Why the frame is gone: the app stopped for what it did, or closed.
     let stopped = RwSignal::new(None::<Effect>);
     let mode = RwSignal::new("inline");
+    // What the app may reach outside its document, once its policy is written.
+    let reach = RwSignal::new(None::<String>);
     // What the app asks the user to agree to, and where the answer goes.
     let asking = RwSignal::new(None::<AppAsk>);
     let answer = StoredValue::new_local(None::<oneshot::Sender<bool>>);
@@ -144,6 +146,7 @@ pub fn AppFrame(block: RwSignal<Block>) -> impl IntoView {
                 gone @ (Effect::Stopped(_) | Effect::Closed(_)) => stopped.set(Some(gone)),
                 Effect::Context(c) => svc.conversation.keep_app_context(c),
                 Effect::Mode(m) => mode.set(m),
+                Effect::Reach(r) => reach.set(Some(r)),
             }
         }
     };
@@ -231,6 +234,7 @@ pub fn AppFrame(block: RwSignal<Block>) -> impl IntoView {
         <figure class=move || format!("app-frame {}", mode.get()) aria-label=title>
             <figcaption class="muted">
                 {format!("App {uri} · {isolation}")}
+                {move || reach.get().map(|r| view! { <span class="app-reach">{format!(" {r}")}</span> })}
                 <Show when=move || mode.get() != "inline">
                     <button type="button" class="app-back" on:click=back>"Back to the chat"</button>
                 </Show>

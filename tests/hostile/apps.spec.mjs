@@ -106,3 +106,29 @@ test("an app that never initialises is removed after 15 s with why", async ({ pa
   );
   await expect(figure.locator("iframe")).toHaveCount(0);
 });
+
+// An app's resource declares `connectDomains: ["http://127.0.0.1:<other>"]` — "this machine" —
+// to reach the user's other local server with its own fetch (`Origin: null`), needing nothing of
+// the page. Declared domains pass the URL policy: nothing local or private but the app's own
+// server, and the app's header says what it may reach.
+test("an app that declares the user's other local server reaches nothing but its own server, and says so", async ({ page }) => {
+  await reset();
+  const attack = await watchAttack(page);
+  await openApp(page);
+  const key = "sk-e2e-hostile-app-reach";
+  await useFakeClaude(page, key);
+  await addServer(page, URLS.hostile("/app/mcp"), "evil");
+  await script(key, [reply(toolUse("evil_reach", { mode: "probe" })), reply({ text: "Shown." })]);
+  await ask(page, "Show the app.");
+  const figure = page.getByRole("figure", { name: /^App: reach · evil/ });
+  const own = new URL(URLS.hostile("/")).origin;
+  await expect(figure.locator(".app-reach")).toHaveText(` It connects to ${own}; nothing else.`);
+  const report = page.frameLocator('iframe[title^="App: reach · evil"]').frameLocator("iframe").locator("#report");
+  await expect(report).toContainText("done: yes", { timeout: 20_000 });
+  expect(await report.textContent()).toMatch(/^fetch: refused \(TypeError\)$/m);
+  expect((await seen()).other, "nothing reaches the other local server").toEqual([]);
+  await timelineRow(page, /its declared CSP sources left out: .*on this machine or a private network, and not the app's own server/);
+  await figure.scrollIntoViewIfNeeded();
+  await snap(page, "apps-hostile-reach");
+  await attack.expectNoScript();
+});

@@ -59,6 +59,8 @@ pub enum Effect {
     Context(ModelContext),
     /// Show the app in this mode (`"inline"`, `"fullscreen"` or `"pip"`).
     Mode(&'static str),
+    /// What the app may reach outside its document, in words for its header (`csp::Kept`).
+    Reach(String),
 }
 
 /// What an app asks the user to agree to.
@@ -409,7 +411,7 @@ impl<P: Platform> AppHost<P> {
             PROXY_READY if self.stage() == Stage::Proxy => {
                 self.set_stage(Stage::Resource);
                 match self.load().await {
-                    Ok(()) => Vec::new(),
+                    Ok(reach) => vec![Effect::Reach(reach)],
                     Err(why) => vec![self.stop(why)],
                 }
             }
@@ -460,7 +462,7 @@ impl<P: Platform> AppHost<P> {
     }
 
     /// Reads the app's HTML from its server and hands it to the proxy under its policy.
-    async fn load(&self) -> Result<(), String> {
+    async fn load(&self) -> Result<String, String> {
         let uri = &self.call.resource_uri;
         let label = &self.call.server_label;
         let read = self.client.read_resource(uri, &RequestOptions::default()).await;
@@ -485,16 +487,18 @@ impl<P: Platform> AppHost<P> {
             (None, None) => return Err(format!("Its app ({uri}) came with no text and no blob.")),
         };
         let declared = AppResource::read(item, None);
-        let policy = Policy::for_app(&declared);
+        let own = crate::url_policy::WebUrl::parse(&self.client.config().url).ok().map(|u| u.origin());
+        let policy = Policy::for_app(&declared, own.as_deref());
         if !policy.dropped.is_empty() {
             self.tracer
                 .note(self.peer.clone(), format!("its declared CSP sources left out: {}", policy.dropped.join("; ")));
         }
+        let kept = &policy.kept;
         let csp = json!({
-            "connectDomains": declared.connect, "resourceDomains": declared.resources,
-            "frameDomains": declared.frames, "baseUriDomains": declared.base_uris,
+            "connectDomains": kept.connect, "resourceDomains": kept.resources,
+            "frameDomains": kept.frames, "baseUriDomains": kept.base_uris,
         });
         self.notify("ui/notifications/sandbox-resource-ready", json!({ "html": document(&html, &policy), "csp": csp }));
-        Ok(())
+        Ok(policy.kept.describe())
     }
 }
