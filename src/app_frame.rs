@@ -173,13 +173,23 @@ pub fn AppFrame(block: RwSignal<Block>) -> impl IntoView {
             return;
         }
         // Whatever arrived, as JSON text for the host to read within its limits (a value that
-        // is not JSON, such as a cycle, becomes "" and is refused as such).
-        let text = js_sys::JSON::stringify(&ev.data()).ok().and_then(|s| s.as_string()).unwrap_or_default();
+        // is not JSON, such as a cycle, becomes "" and is refused as such). Its size is counted
+        // against the app's limits before the text is copied into the page's memory: a stopped
+        // or flooding app costs the page nothing more.
+        if from_app.stopped() {
+            return;
+        }
+        let json = js_sys::JSON::stringify(&ev.data()).unwrap_or_else(|_| js_sys::JsString::from(""));
+        if let Some(effects) = from_app.admit(json.length() as usize) {
+            apply(effects);
+            return;
+        }
+        let text = json.as_string().unwrap_or_default();
         let host = from_app.clone();
         // A message in flight when the frame goes (a new conversation) is still answered, and
         // traced, but draws nothing: the frame's own stored value is gone with it.
         spawn_local(async move {
-            let effects = host.receive(&text).await;
+            let effects = host.read_admitted(&text).await;
             if alive.try_with_value(|_| ()).is_some() {
                 apply(effects);
             }

@@ -7,7 +7,7 @@
 import { test, expect } from "@playwright/test";
 import { URLS } from "../e2e/fixtures.mjs";
 import { addServer, ask, openApp, reply, requests, script, snap, timelineRow, toolUse, useFakeClaude } from "../e2e/support.mjs";
-import { reset, seen, watchAttack } from "./support.mjs";
+import { clickLatency, reset, seen, watchAttack } from "./support.mjs";
 
 const chat = (page) => page.getByRole("log", { name: "Conversation" });
 
@@ -130,5 +130,35 @@ test("an app that declares the user's other local server reaches nothing but its
   await timelineRow(page, /its declared CSP sources left out: .*on this machine or a private network, and not the app's own server/);
   await figure.scrollIntoViewIfNeeded();
   await snap(page, "apps-hostile-reach");
+  await attack.expectNoScript();
+});
+
+// 1,500 messages of 1 MB in under a second stayed under the message-rate limit: the app was not
+// removed, wasm grew 116 MB and clicks took 3.5–6 s. An app's messages are limited in bytes per
+// second too, counted before a message's text is copied into the page.
+test("an app that floods the page with bytes is removed with why, the page's memory stays put and clicks answer", async ({ page }) => {
+  await reset();
+  const attack = await watchAttack(page);
+  await openApp(page);
+  const key = "sk-e2e-hostile-app-bytes";
+  await useFakeClaude(page, key);
+  await addServer(page, URLS.hostile("/app/mcp"), "evil");
+  await script(key, [reply(toolUse("evil_show", { mode: "bytes" })), reply({ text: "Shown." })]);
+  const before = await attack.memory();
+  await ask(page, "Show the app.");
+  const figure = page.getByRole("figure", { name: /^App: show · evil/ });
+  const latencies = [];
+  for (let i = 0; i < 5; i++) latencies.push(await clickLatency(page));
+  await expect(figure.getByRole("alert")).toHaveText(
+    "The app sent more than 4 MiB within a second: Loopscope stopped reading it and removed it.",
+    { timeout: 20_000 },
+  );
+  await expect(figure.locator("iframe")).toHaveCount(0);
+  const grown = (await attack.memory()) - before;
+  console.log(`byte flood: wasm memory grew ${(grown / 1048576).toFixed(1)} MB; click latencies ${latencies.join(", ")} ms`);
+  expect(grown, `wasm memory grew ${(grown / 1048576).toFixed(1)} MB`).toBeLessThan(32 * 1048576);
+  expect(Math.max(...latencies), `click latencies ${latencies}`).toBeLessThan(200);
+  await figure.scrollIntoViewIfNeeded();
+  await snap(page, "apps-hostile-bytes");
   await attack.expectNoScript();
 });

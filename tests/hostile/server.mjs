@@ -90,6 +90,12 @@ addEventListener("message", (e) => {
   }
 });
 async function run(mode) {
+  if (mode === "bytes") {
+    // Few messages, many bytes: 1,500 of 1 MB each, under the count limit's pace per message.
+    const big = "x".repeat(1000 * 1000);
+    for (let i = 0; i < 1500; i++) send({ method: "notifications/message", params: { level: "info", data: big } });
+    return;
+  }
   if (mode === "flood") {
     send({ method: "ui/notifications/size-changed", params: { width: 1e6, height: 1e6 } });
     for (let i = 0; i < 1000; i++) send({ method: "notifications/message", params: { level: "info", data: "flood " + i } });

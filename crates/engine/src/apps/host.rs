@@ -39,6 +39,9 @@ const PROXY_READY: &str = "ui/notifications/sandbox-proxy-ready";
 const MAX_MESSAGE_BYTES: usize = 1024 * 1024;
 /// Messages an app may send within one second before it is stopped.
 pub const MAX_PER_SECOND: usize = 120;
+/// Bytes an app may send within one second before it is stopped: a few messages near the size
+/// limit pass, a flood of them does not (1,500 of 1 MB in 0.7 s grew the page by 116 MB).
+pub const MAX_BYTES_PER_SECOND: usize = 4 * 1024 * 1024;
 /// Malformed messages an app may send before it is stopped.
 const MAX_MALFORMED: u32 = 20;
 /// The smallest and tallest the frame is made, whatever the app asks.
@@ -112,8 +115,8 @@ pub(super) enum Stage {
 
 pub(super) struct State {
     pub(super) stage: Stage,
-    /// When each message of the last second arrived.
-    pub(super) recent: VecDeque<f64>,
+    /// When each message of the last second arrived, and its size.
+    pub(super) recent: VecDeque<(f64, usize)>,
     pub(super) malformed: u32,
     /// The display modes the app said it supports, and the one it is shown in.
     pub(super) app_modes: Vec<String>,
@@ -242,12 +245,33 @@ impl<P: Platform> AppHost<P> {
 
     /// One message from the app's frame, as JSON text (the page stringifies what arrived).
     pub async fn receive(&self, text: &str) -> Vec<Effect> {
+        if let Some(effects) = self.admit(text.len()) {
+            return effects;
+        }
+        self.read_admitted(text).await
+    }
+
+    /// Whether a message of `bytes` may be read at all, asked before its text is copied into
+    /// the page's memory: `Some` with what to do instead when the app is stopped, floods (in
+    /// count or in bytes: it is then stopped), or sent a message over the size limit.
+    pub fn admit(&self, bytes: usize) -> Option<Vec<Effect>> {
         if self.stopped() {
-            return Vec::new();
+            return Some(Vec::new());
         }
-        if let Some(flood) = self.count() {
-            return vec![flood];
+        if let Some(flood) = self.count(bytes) {
+            return Some(vec![flood]);
         }
+        (bytes > MAX_MESSAGE_BYTES).then(|| {
+            self.malformed(format!(
+                "a message of {} is over the {} limit",
+                crate::limits::bytes(bytes as u64),
+                crate::limits::bytes(MAX_MESSAGE_BYTES as u64)
+            ))
+        })
+    }
+
+    /// Reads a message [`admit`](Self::admit) let through.
+    pub async fn read_admitted(&self, text: &str) -> Vec<Effect> {
         let message = match self.read(text) {
             Ok(m) => m,
             Err(why) => return self.malformed(why),
@@ -323,25 +347,33 @@ impl<P: Platform> AppHost<P> {
         }
     }
 
-    /// Counts a message against the flood limit; stops the app past it.
-    fn count(&self) -> Option<Effect> {
+    /// Counts a message against the flood limits, in messages and in bytes; stops the app
+    /// past either.
+    fn count(&self, bytes: usize) -> Option<Effect> {
         let now = self.tracer.now_ms();
-        let flooded = {
+        let (count, total) = {
             let mut s = self.state.borrow_mut();
-            s.recent.push_back(now);
-            while s.recent.front().is_some_and(|t| now - t > 1000.0) {
+            s.recent.push_back((now, bytes));
+            while s.recent.front().is_some_and(|(t, _)| now - t > 1000.0) {
                 s.recent.pop_front();
             }
-            s.recent.len() > MAX_PER_SECOND
+            (s.recent.len(), s.recent.iter().map(|(_, b)| b).fold(0usize, |a, b| a.saturating_add(*b)))
         };
-        flooded.then(|| {
-            self.stop(format!(
+        if count > MAX_PER_SECOND {
+            return Some(self.stop(format!(
                 "The app sent more than {MAX_PER_SECOND} messages within a second: Loopscope stopped reading it and removed it."
+            )));
+        }
+        (total > MAX_BYTES_PER_SECOND).then(|| {
+            self.stop(format!(
+                "The app sent more than {} within a second: Loopscope stopped reading it and removed it.",
+                crate::limits::bytes(MAX_BYTES_PER_SECOND as u64)
             ))
         })
     }
 
     fn read(&self, text: &str) -> Result<Message, String> {
+        // Again in UTF-8 bytes: the page admits by the JSON's length in UTF-16 units.
         if text.len() > MAX_MESSAGE_BYTES {
             return Err(format!(
                 "a message of {} is over the {} limit",

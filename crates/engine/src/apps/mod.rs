@@ -20,7 +20,7 @@ mod teardown;
 pub use context::{MAX_CHARS, ModelContext, read_message, with_contexts};
 pub use csp::{Policy, document};
 pub use download::{DownloadFile, MAX_FILES, read_download};
-pub use host::{AppAsk, AppHost, AskUser, Effect, HostContext, MAX_PER_SECOND};
+pub use host::{AppAsk, AppHost, AskUser, Effect, HostContext, MAX_BYTES_PER_SECOND, MAX_PER_SECOND};
 pub use partial::MAX_PARTIAL_CHARS;
 pub use protocol::mcp::apps::HTML_MIME;
 pub use sandbox::{Isolation, Sandbox};

@@ -13,7 +13,7 @@ mod support;
 mod teardown;
 
 use engine::agent::Consent;
-use engine::apps::{AppAsk, AppCall, AppHost, Effect, HostContext, MAX_PER_SECOND};
+use engine::apps::{AppAsk, AppCall, AppHost, Effect, HostContext, MAX_BYTES_PER_SECOND, MAX_PER_SECOND};
 use engine::faults::{Fault, Faults, Target, Times};
 use engine::mcp::{Handlers, McpClient, RequestOptions, ServerConfig};
 use engine::trace::{Direction, Peer, TraceEvent, TraceKind};
@@ -293,6 +293,35 @@ async fn an_app_that_misbehaves_is_contained_with_a_message_on_its_lane() {
     let posted = app.posted.borrow().len();
     assert_eq!(app.host.receive(r#"{"jsonrpc":"2.0","id":77,"method":"ping"}"#).await, []);
     assert_eq!(app.posted.borrow().len(), posted, "a stopped app was answered");
+}
+
+/// Few messages, many bytes: messages just under the size limit stay under the message-rate
+/// limit, and still stop the app once a second's worth passes the byte budget — before the
+/// text of the next one is read.
+#[tokio::test(flavor = "current_thread")]
+async fn a_flood_in_bytes_stops_the_app_before_its_next_message_is_read() {
+    let app = shown(|_| {}).await;
+    app.initialised().await;
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"level":"info","data":"{}"}}}}"#,
+        "x".repeat(1000 * 1000)
+    );
+    let mut read = 0;
+    let mut stopped = None;
+    for _ in 0..20 {
+        match &app.host.receive(&big).await[..] {
+            [Effect::Stopped(why)] => {
+                stopped = Some(why.clone());
+                break;
+            }
+            _ => read += 1,
+        }
+    }
+    let why = stopped.expect("the byte flood was not stopped");
+    assert_eq!(why, "The app sent more than 4 MiB within a second: Loopscope stopped reading it and removed it.");
+    assert_eq!(read, MAX_BYTES_PER_SECOND / 1_000_100, "messages read before the budget ran out");
+    // Asked before copying: a stopped app's next message is not admitted.
+    assert_eq!(app.host.admit(big.len()), Some(Vec::new()));
 }
 
 #[tokio::test(flavor = "current_thread")]
