@@ -16,7 +16,7 @@ use futures::FutureExt;
 use futures::channel::oneshot;
 
 use crate::state::{Services, use_services};
-use engine::apps::{AppAsk, AppHost, Effect, HostContext, Sandbox, TEARDOWN_MS};
+use engine::apps::{AppAsk, AppHost, Effect, HostContext, Questions, Sandbox, TEARDOWN_MS};
 use engine::chat::Block;
 
 /// How long an app may take to say it is initialised before it is removed.
@@ -99,9 +99,13 @@ pub fn AppFrame(block: RwSignal<Block>) -> impl IntoView {
     let mode = RwSignal::new("inline");
     // What the app may reach outside its document, once its policy is written.
     let reach = RwSignal::new(None::<String>);
-    // What the app asks the user to agree to, and where the answer goes.
-    let asking = RwSignal::new(None::<AppAsk>);
-    let answer = StoredValue::new_local(None::<oneshot::Sender<bool>>);
+    // What the app asks the user to agree to, one question at a time in the order they came
+    // (`engine::apps::Questions`), and where each answer goes; `asking` shows the open one.
+    let questions = StoredValue::new_local(Questions::<oneshot::Sender<bool>>::default());
+    let asking = RwSignal::new(None::<(AppAsk, usize)>);
+    let show_open = move || {
+        asking.set(questions.try_with_value(|q| q.open().cloned().map(|open| (open, q.behind()))).flatten());
+    };
     let target = sandbox.target_origin().to_owned();
     let post = Rc::new(move |message: serde_json::Value| {
         let Some(win) = frame.get_untracked().and_then(|f| f.content_window()) else { return };
@@ -112,11 +116,15 @@ pub fn AppFrame(block: RwSignal<Block>) -> impl IntoView {
     let app = lane.clone();
     let ask = Rc::new(move |what: AppAsk| {
         let (tell, told) = oneshot::channel();
-        // A new question replaces one left unanswered (which counts as declined).
-        answer.set_value(Some(tell));
-        asking.set(Some(what.clone()));
+        // Queued behind any question still open, which it never replaces; what is carried out
+        // is this copy, the one the user is shown.
+        let queued = questions.try_update_value(|q| q.ask(what.clone(), tell).is_ok()).unwrap_or(false);
+        show_open();
         let app = app.clone();
         async move {
+            if !queued {
+                return Err(engine::apps::TOO_MANY.to_owned());
+            }
             let agreed = told.await.unwrap_or(false);
             carry_out(svc, &app, what, agreed)
         }
@@ -151,10 +159,10 @@ pub fn AppFrame(block: RwSignal<Block>) -> impl IntoView {
         }
     };
     let reply = move |agreed: bool| {
-        asking.set(None);
-        if let Some(tell) = answer.try_update_value(Option::take).flatten() {
+        if let Some((_, tell)) = questions.try_update_value(Questions::answered).flatten() {
             let _ = tell.send(agreed);
         }
+        show_open();
     };
     let inline_again = StoredValue::new_local(host.clone());
     let back = move |_| apply(inline_again.with_value(|h| h.back_inline()).into_iter().collect());
@@ -249,7 +257,7 @@ pub fn AppFrame(block: RwSignal<Block>) -> impl IntoView {
                     <button type="button" class="app-back" on:click=back>"Back to the chat"</button>
                 </Show>
             </figcaption>
-            {move || asking.get().map(|what| view! { <Asking what reply/> })}
+            {move || asking.get().map(|(what, behind)| view! { <Asking what behind reply/> })}
             {move || match stopped.get() {
                 Some(Effect::Stopped(why)) => view! { <p class="form-error app-problem" role="alert">{why}</p> }.into_any(),
                 Some(Effect::Closed(why)) => view! { <p class="muted app-problem" role="status">{why}</p> }.into_any(),
@@ -286,7 +294,7 @@ pub fn AppFrame(block: RwSignal<Block>) -> impl IntoView {
 
 /// What the app asks the user, in words, with the two answers.
 #[component]
-fn Asking(what: AppAsk, reply: impl Fn(bool) + Copy + Send + Sync + 'static) -> impl IntoView {
+fn Asking(what: AppAsk, behind: usize, reply: impl Fn(bool) + Copy + Send + Sync + 'static) -> impl IntoView {
     let (question, shown, yes, no) = match &what {
         AppAsk::Message(text) => {
             ("The app asks to send this to Claude as your next message:", text.clone(), "Send it", "Don't send")
@@ -317,9 +325,13 @@ fn Asking(what: AppAsk, reply: impl Fn(bool) + Copy + Send + Sync + 'static) -> 
     view! {
         <div class="app-ask" role="group" aria-label="The app asks">
             <p>{question}</p>
-            <pre>{shown}</pre>
+            // The app's text, with every character that could disguise it shown as it is.
+            <pre>{shown.lines().map(engine::text::visible).collect::<Vec<_>>().join("\n")}</pre>
             <button type="button" on:click=move |_| reply(true)>{yes}</button>
             <button type="button" on:click=move |_| reply(false)>{no}</button>
+            {(behind > 0).then(|| view! {
+                <p class="muted">{format!("{behind} more question(s) from the app wait after this one, in the order they came.")}</p>
+            })}
         </div>
     }
 }

@@ -13,6 +13,7 @@ mod download;
 mod feed;
 mod host;
 mod partial;
+mod questions;
 mod requests;
 mod sandbox;
 mod teardown;
@@ -23,6 +24,7 @@ pub use download::{DownloadFile, MAX_FILES, read_download};
 pub use host::{AppAsk, AppHost, AskUser, Effect, HostContext, MAX_BYTES_PER_SECOND, MAX_PER_SECOND};
 pub use partial::MAX_PARTIAL_CHARS;
 pub use protocol::mcp::apps::HTML_MIME;
+pub use questions::{MAX_WAITING, Questions, TOO_MANY};
 pub use sandbox::{Isolation, Sandbox};
 pub use teardown::TEARDOWN_MS;
 
