@@ -198,3 +198,50 @@ test("an app that swaps its question while it is open: what the user approves is
   expect((await requests(key)).length).toBe(3);
   await attack.expectNoScript();
 });
+
+// With "Ask before each tool call" on, the app heard the call's arguments before the user
+// answered, and took its own frame to another origin with them, where a page of the attacker's
+// kept talking to the page as the app. Now the app hears nothing of a call until it is approved
+// (denied: only that), and its frame cannot load another document: trying ends the app.
+test("an app hears nothing of a call the user has not approved, and cannot take its frame elsewhere", async ({ page }) => {
+  await reset();
+  const attack = await watchAttack(page);
+  await openApp(page);
+  const key = "sk-e2e-hostile-app-leak";
+  await useFakeClaude(page, key);
+  await page.getByLabel("Ask before each tool call").check();
+  await addServer(page, URLS.hostile("/app/mcp"), "evil");
+  const secret = "TOPSECRET-4242";
+  const turn = async (answer) => {
+    await script(key, [reply(toolUse("evil_show", { mode: "leak", note: secret })), reply({ text: "Done." })]);
+    await page.getByRole("textbox", { name: "Message", exact: true }).fill("Show the app.");
+    await page.getByRole("button", { name: "Send" }).click();
+    const dialog = page.getByRole("dialog", { name: "Run this tool call?" });
+    await expect(dialog).toBeVisible({ timeout: 20_000 });
+    // The app is up (its frame shown as Claude wrote the call) and has heard nothing.
+    const report = page.frameLocator('iframe[title^="App: show · evil"]').last().frameLocator("iframe").locator("#report");
+    await expect(report).toHaveText("starting");
+    await page.waitForTimeout(500);
+    await expect(report).toHaveText("starting");
+    await dialog.getByRole("button", { name: answer }).click();
+    await expect(page.getByRole("button", { name: "Stop", exact: true })).toBeHidden({ timeout: 30_000 });
+    return report;
+  };
+  // Denied: the app is told only that.
+  const report = await turn("Deny");
+  await expect(report).toHaveText("cancelled: The user denied this tool call.");
+  expect(JSON.stringify(await seen())).not.toContain(secret);
+  await snap(page, "apps-hostile-denied");
+  // Approved: the app hears the input, tries to take its frame to the other origin, and is ended.
+  await turn("Allow");
+  const figure = page.getByRole("figure", { name: /^App: show · evil/ }).last();
+  await expect(figure.getByRole("alert")).toHaveText(
+    "The app's frame tried to load another document (a navigation or a reload): Loopscope removed it, since anything after that would not be the app it showed.",
+    { timeout: 10_000 },
+  );
+  await expect(figure.locator("iframe")).toHaveCount(0);
+  expect((await seen()).other, "the frame never reached the other origin").toEqual([]);
+  await figure.scrollIntoViewIfNeeded();
+  await snap(page, "apps-hostile-navigated");
+  await attack.expectNoScript();
+});

@@ -192,7 +192,16 @@ impl<P: Platform> Agent<P> {
             // A call of a tool that comes with an app: the app is shown as Claude starts writing it.
             let app = match &news {
                 StreamNews::Update(StreamUpdate::BlockStarted { kind: BlockKind::ToolUse, tool: Some(t), .. }) => {
-                    s.catalog.app_of(&t.name, &t.id)
+                    s.catalog.app_of(&t.name, &t.id).map(|mut app| {
+                        // Whether the app must wait for the user's yes before it hears anything.
+                        let target = crate::trace::RouteTarget::Server {
+                            server_id: app.server_id.clone(),
+                            label: app.server_label.clone(),
+                            tool: app.tool.name.clone(),
+                        };
+                        app.asks_first = turn.consent.ask_why(&target, s.catalog.destructive(&target)).is_some();
+                        app
+                    })
                 }
                 _ => None,
             };

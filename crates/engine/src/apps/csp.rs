@@ -54,6 +54,18 @@ impl Policy {
     /// `own_origin` (`scheme://host[:port]`): the one address on this machine or a private
     /// network it may reach, since the user added that server.
     pub fn for_app(declared: &AppResource, own_origin: Option<&str>) -> Policy {
+        // An app's own frames never load: the sandbox proxy's policy keeps every frame under it
+        // on its own document, so that the app's frame cannot be navigated away (sandbox.html).
+        let frames_dropped: Vec<String> = declared
+            .frames
+            .iter()
+            .map(|entry| {
+                format!(
+                    "{}: an app's own frames are not shown (the sandbox keeps every frame on its own document)",
+                    shown(entry)
+                )
+            })
+            .collect();
         let mut dropped = Vec::new();
         let mut keep = |list: &[String]| -> Vec<String> {
             let mut kept = Vec::new();
@@ -69,9 +81,10 @@ impl Policy {
         let kept = Kept {
             resources: keep(&declared.resources),
             connect: keep(&declared.connect),
-            frames: keep(&declared.frames),
+            frames: Vec::new(),
             base_uris: keep(&declared.base_uris),
         };
+        dropped.extend(frames_dropped);
         let with = |fixed: &str, extra: &[String]| {
             if extra.is_empty() { fixed.to_owned() } else { format!("{fixed} {}", extra.join(" ")) }
         };

@@ -35,6 +35,10 @@ use protocol::mcp::apps::{AppResource, HTML_MIME};
 pub(super) const APPS_VERSION: &str = "2026-01-26";
 /// What the sandbox proxy says when it is ready for the app's HTML.
 const PROXY_READY: &str = "ui/notifications/sandbox-proxy-ready";
+/// What Loopscope's own sandbox proxy says when the app's frame loaded a second document (a
+/// navigation tried, or a reload): the app is ended (`assets/sandbox.js`). An app that forges
+/// it only ends itself.
+const DOCUMENT_CHANGED: &str = "ui/notifications/x-loopscope-app-document-changed";
 /// The largest message an app may send.
 const MAX_MESSAGE_BYTES: usize = 1024 * 1024;
 /// Messages an app may send within one second before it is stopped.
@@ -446,6 +450,13 @@ impl<P: Platform> AppHost<P> {
                     Ok(reach) => vec![Effect::Reach(reach)],
                     Err(why) => vec![self.stop(why)],
                 }
+            }
+            DOCUMENT_CHANGED => {
+                vec![self.stop(
+                "The app's frame tried to load another document (a navigation or a reload): Loopscope removed it, \
+                 since anything after that would not be the app it showed."
+                    .to_owned(),
+            )]
             }
             "ui/notifications/initialized" if self.stage() == Stage::Initializing => {
                 self.set_stage(Stage::Ready);

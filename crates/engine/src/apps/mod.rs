@@ -45,6 +45,9 @@ pub struct AppCall {
     /// The `CallToolResult` as the server sent it, or why there is none (the app is told the
     /// call was cancelled); `None` until the call ended.
     pub result: Option<Result<Value, String>>,
+    /// Whether the call waits for the user's yes (`agent::Consent`): then the app is told
+    /// nothing of its arguments, as Claude writes them or whole, until the user approved it.
+    pub asks_first: bool,
 }
 
 /// What an app is told of its call so far: the arguments as Claude writes them (JSON text),
@@ -69,6 +72,7 @@ impl AppCall {
             tool_use_id: tool_use_id.to_owned(),
             arguments: None,
             result: None,
+            asks_first: false,
         })
     }
 

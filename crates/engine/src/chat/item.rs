@@ -110,15 +110,30 @@ pub struct ToolCall {
 impl ToolCall {
     /// What its app is told of it so far: the arguments while Claude writes them, the input it
     /// was called with (or Claude's, before it runs), and the result, or why there will be none.
+    ///
+    /// Only what the user let through: a call that asks first tells its app nothing of its
+    /// arguments until it was routed to the app's own tool (approved); a declined call tells it
+    /// only that, as the reason there is no result.
     pub fn app_feed(&self) -> Option<crate::apps::AppFeed> {
         let app = self.app.as_ref()?;
-        let input = app.arguments.clone().or_else(|| self.input.clone());
-        let partial = (input.is_none() && !self.partial.is_empty()).then(|| self.partial.clone());
+        let routed_here = match &self.target {
+            Some(RouteTarget::Server { server_id, tool, .. }) => *server_id == app.server_id && *tool == app.tool.name,
+            Some(_) => false,
+            None => !app.asks_first,
+        };
+        let declined = match &self.target {
+            Some(RouteTarget::Refused { reason }) => Some(reason.clone()),
+            _ => None,
+        };
+        let input = if routed_here { app.arguments.clone().or_else(|| self.input.clone()) } else { None };
+        let partial = (routed_here && input.is_none() && !self.partial.is_empty()).then(|| self.partial.clone());
         let result = app.result.clone().or_else(|| match &self.state {
             ToolState::Ended(ToolOutcome::NotRun { why }) => Some(Err(why.clone())),
             ToolState::Ended(ToolOutcome::Unfinished) => Some(Err("The recording ended before the call did.".into())),
-            // It ran, but not as a call of this app's tool (edited at a breakpoint to go elsewhere).
-            ToolState::Ended(ToolOutcome::Done { .. }) => Some(Err("The call went to another tool.".into())),
+            ToolState::Ended(ToolOutcome::Done { .. }) => Some(Err(declined
+                .clone()
+                // It ran, but not as a call of this app's tool (edited at a breakpoint to go elsewhere).
+                .unwrap_or_else(|| "The call went to another tool.".into()))),
             ToolState::Writing | ToolState::Running => None,
         });
         Some(crate::apps::AppFeed { partial, input, result })

@@ -373,3 +373,56 @@ fn an_apps_call_feeds_its_app_from_the_first_piece_to_its_end() {
     p.apply(AgentEvent::AppCalled(Box::new(ran)));
     assert_eq!(p.tool(1, 0).app_feed().unwrap().result, Some(Ok(json!({ "content": [] }))));
 }
+
+/// A call that asks first tells its app nothing of its arguments — neither as Claude writes
+/// them nor whole — until the user approved it; declined, the app hears only that.
+#[test]
+fn an_app_hears_nothing_of_a_call_the_user_has_not_approved_and_only_the_refusal_of_one_denied() {
+    let tool: protocol::mcp::Tool = serde_json::from_value(json!({
+        "name": "chart", "inputSchema": { "type": "object" }, "_meta": { "ui": { "resourceUri": "ui://demo/chart.html" } }
+    }))
+    .unwrap();
+    let asks =
+        crate::apps::AppCall { asks_first: true, ..crate::apps::AppCall::of(&tool, "demo", "demo", "t1").unwrap() };
+    let start = |p: &mut Page| {
+        p.step(|c| c.user("chart it".into()));
+        p.apply(attempt());
+        p.apply(started(0, BlockKind::ToolUse, Some(("t1", "demo_chart"))));
+        p.apply(AgentEvent::AppCalled(Box::new(asks.clone())));
+        p.apply(AgentEvent::Stream(StreamUpdate::Input { index: 0, partial: "{\"secret".into() }));
+        p.apply(answer(&[("t1", "demo_chart")]));
+    };
+    let nothing = crate::apps::AppFeed::default();
+    let here = RouteTarget::Server { server_id: "demo".into(), label: "demo".into(), tool: "chart".into() };
+
+    // Approved: the input, once routed to its own tool.
+    let mut p = Page::default();
+    start(&mut p);
+    assert_eq!(p.tool(1, 0).app_feed().unwrap(), nothing, "told before the user answered");
+    p.apply(AgentEvent::ToolStarted {
+        tool_use_id: "t1".into(),
+        name: "demo_chart".into(),
+        target: here,
+        input: json!({}),
+    });
+    assert_eq!(p.tool(1, 0).app_feed().unwrap().input, Some(json!({"city": "Tokyo"})));
+
+    // Denied: no arguments, and the refusal as the reason there is no result.
+    let mut p = Page::default();
+    start(&mut p);
+    let refused = RouteTarget::Refused { reason: "The user denied this tool call.".into() };
+    p.apply(AgentEvent::ToolStarted {
+        tool_use_id: "t1".into(),
+        name: "demo_chart".into(),
+        target: refused,
+        input: json!({}),
+    });
+    p.apply(AgentEvent::ToolFinished {
+        tool_use_id: "t1".into(),
+        result: ToolResult::text("t1", "The user denied this tool call.".into(), true),
+        failure: None,
+    });
+    let feed = p.tool(1, 0).app_feed().unwrap();
+    assert_eq!((feed.partial, feed.input), (None, None));
+    assert_eq!(feed.result, Some(Err("The user denied this tool call.".into())));
+}

@@ -70,6 +70,7 @@ async fn shown_with(
         tool_use_id: "toolu_1".into(),
         arguments: Some(arguments),
         result: Some(Ok(serde_json::to_value(result).unwrap())),
+        asks_first: false,
     };
     let context = HostContext { theme: "dark", locale: "en".into(), time_zone: None, width: 640, max_height: 800 };
     let posted = Rc::new(RefCell::new(Vec::new()));
