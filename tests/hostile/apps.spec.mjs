@@ -245,3 +245,22 @@ test("an app hears nothing of a call the user has not approved, and cannot take 
   await snap(page, "apps-hostile-navigated");
   await attack.expectNoScript();
 });
+
+// WebRTC is not covered by any CSP directive in Chromium: an app could open RTCPeerConnection to
+// a TURN server of its choosing and put data in the user name. The constructors are taken away
+// before the app's scripts run, and a nested frame (which would have them again) is removed as
+// it is added. docs/security.md says what this does not stop.
+test("an app finds no WebRTC, and a nested frame that would bring it back is removed", async ({ page }) => {
+  await reset();
+  const attack = await watchAttack(page);
+  await openApp(page);
+  const key = "sk-e2e-hostile-app-webrtc";
+  await useFakeClaude(page, key);
+  await addServer(page, URLS.hostile("/app/mcp"), "evil");
+  await script(key, [reply(toolUse("evil_show", { mode: "webrtc" })), reply({ text: "Shown." })]);
+  await ask(page, "Show the app.");
+  const report = page.frameLocator('iframe[title^="App: show · evil"]').frameLocator("iframe").locator("#report");
+  await expect(report).toContainText("nested frame: removed", { timeout: 20_000 });
+  expect(await report.textContent()).toMatch(/^rtc: undefined undefined undefined$/m);
+  await attack.expectNoScript();
+});

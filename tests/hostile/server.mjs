@@ -109,6 +109,15 @@ async function run(mode) {
     }
     return;
   }
+  if (mode === "webrtc") {
+    // A TURN server on a port of its choosing, data in the user name: no CSP directive stops it.
+    say("rtc", typeof RTCPeerConnection + " " + typeof webkitRTCPeerConnection + " " + typeof RTCDataChannel);
+    const nested = document.createElement("iframe");
+    nested.srcdoc = "<script>parent.postMessage({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'nested rtc: ' + typeof RTCPeerConnection } }, '*')<\/script>";
+    document.body.appendChild(nested);
+    setTimeout(() => say("nested frame", nested.isConnected ? "kept" : "removed"), 300);
+    return;
+  }
   if (mode === "bytes") {
     // Few messages, many bytes: 1,500 of 1 MB each, under the count limit's pace per message.
     const big = "x".repeat(1000 * 1000);
