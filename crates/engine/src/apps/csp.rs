@@ -14,38 +14,27 @@ const MAX_SOURCES: usize = 32;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Policy {
     pub text: String,
-    /// What the app may reach besides its own document, by kind, as the policy allows it.
-    pub kept: Kept,
+    /// The declaration as the policy keeps it: what the app may reach besides its own document.
+    pub kept: AppResource,
     pub dropped: Vec<String>,
 }
 
-/// The declared sources the policy keeps, by kind (`_meta.ui.csp`'s names).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Kept {
-    pub connect: Vec<String>,
-    pub resources: Vec<String>,
-    pub frames: Vec<String>,
-    pub base_uris: Vec<String>,
-}
-
-impl Kept {
-    /// What the app's header on the page says it may reach.
-    pub fn describe(&self) -> String {
-        let parts: Vec<String> = [
-            ("connects to", &self.connect),
-            ("loads from", &self.resources),
-            ("frames", &self.frames),
-            ("takes its base from", &self.base_uris),
-        ]
-        .into_iter()
-        .filter(|(_, list)| !list.is_empty())
-        .map(|(what, list)| format!("{what} {}", list.join(", ")))
-        .collect();
-        if parts.is_empty() {
-            "It reaches nothing outside its own document (no declared domains).".into()
-        } else {
-            format!("It {}; nothing else.", parts.join("; "))
-        }
+/// What the app's header on the page says it may reach, from the declaration the policy kept.
+pub fn reach(kept: &AppResource) -> String {
+    let parts: Vec<String> = [
+        ("connects to", &kept.connect),
+        ("loads from", &kept.resources),
+        ("frames", &kept.frames),
+        ("takes its base from", &kept.base_uris),
+    ]
+    .into_iter()
+    .filter(|(_, list)| !list.is_empty())
+    .map(|(what, list)| format!("{what} {}", list.join(", ")))
+    .collect();
+    if parts.is_empty() {
+        "It reaches nothing outside its own document (no declared domains).".into()
+    } else {
+        format!("It {}; nothing else.", parts.join("; "))
     }
 }
 
@@ -78,11 +67,12 @@ impl Policy {
             }
             kept
         };
-        let kept = Kept {
+        let kept = AppResource {
             resources: keep(&declared.resources),
             connect: keep(&declared.connect),
             frames: Vec::new(),
             base_uris: keep(&declared.base_uris),
+            prefers_border: declared.prefers_border,
         };
         dropped.extend(frames_dropped);
         let with = |fixed: &str, extra: &[String]| {
@@ -212,12 +202,12 @@ const PUBLIC_SUFFIXES: [&str; 24] = [
 /// resolves (`.local`, `.internal`, `.lan`, `.home.arpa`).
 fn near(host: &str) -> bool {
     let octets: Vec<u8> = host.split('.').filter_map(|p| p.parse().ok()).collect();
-    if let [a, b, _, _] = octets[..] {
-        if host.split('.').count() == 4 {
-            return matches!((a, b), (0 | 10 | 127, _) | (192, 168) | (169, 254))
-                || (a == 172 && (16..=31).contains(&b))
-                || (a == 100 && (64..=127).contains(&b));
-        }
+    if let [a, b, _, _] = octets[..]
+        && host.split('.').count() == 4
+    {
+        return matches!((a, b), (0 | 10 | 127, _) | (192, 168) | (169, 254))
+            || (a == 172 && (16..=31).contains(&b))
+            || (a == 100 && (64..=127).contains(&b));
     }
     host == "localhost"
         || [".localhost", ".local", ".internal", ".lan", ".home.arpa"].iter().any(|s| host.ends_with(s))
@@ -305,9 +295,9 @@ mod tests {
         // Its own server's origin, as http and as ws: kept, and said.
         let p = Policy::for_app(&declared(&["http://127.0.0.1:9153", "ws://127.0.0.1:9153"], &[]), own);
         assert!(p.dropped.is_empty(), "{:?}", p.dropped);
-        assert_eq!(p.kept.describe(), "It connects to http://127.0.0.1:9153, ws://127.0.0.1:9153; nothing else.");
+        assert_eq!(reach(&p.kept), "It connects to http://127.0.0.1:9153, ws://127.0.0.1:9153; nothing else.");
         assert_eq!(
-            Policy::for_app(&AppResource::default(), own).kept.describe(),
+            reach(&Policy::for_app(&AppResource::default(), own).kept),
             "It reaches nothing outside its own document (no declared domains)."
         );
     }

@@ -66,7 +66,7 @@ pub enum Effect {
     Context(ModelContext),
     /// Show the app in this mode (`"inline"`, `"fullscreen"` or `"pip"`).
     Mode(&'static str),
-    /// What the app may reach outside its document, in words for its header (`csp::Kept`).
+    /// What the app may reach outside its document, in words for its header (`csp::reach`).
     Reach(String),
 }
 
@@ -542,6 +542,6 @@ impl<P: Platform> AppHost<P> {
             "frameDomains": kept.frames, "baseUriDomains": kept.base_uris,
         });
         self.notify("ui/notifications/sandbox-resource-ready", json!({ "html": document(&html, &policy), "csp": csp }));
-        Ok(policy.kept.describe())
+        Ok(super::csp::reach(&policy.kept))
     }
 }
