@@ -10,10 +10,10 @@ import { join } from "node:path";
 import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 
 const BUDGET = {
-  first: { gzip: 293_400, brotli: 238_400 },
+  first: { gzip: 296_200, brotli: 240_700 },
   // Per chunk, gzip, by split point (src/chunks/).
   chunks: {
-    agent: 341_400, workshop: 155_600, explore: 245_900, detail: 55_900, signin: 83_200, demo: 52_900, settings: 71_000,
+    agent: 344_300, workshop: 156_600, explore: 252_100, detail: 55_900, signin: 83_200, demo: 52_900, settings: 71_000,
     compare: 32_000,
   },
 };

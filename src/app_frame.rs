@@ -133,7 +133,7 @@ pub fn AppFrame(block: RwSignal<Block>) -> impl IntoView {
     // The app's calls wait for the user as Claude's would (Settings: ask before every tool call;
     // a lesson's or a replay's servers).
     let ask_each = svc.settings.data.with_untracked(|d| d.ask_before_tools);
-    let consent = svc.consent().with_ask_each(ask_each);
+    let consent = svc.consent().with_ask_each(ask_each).with_destructive_allowed(svc.servers.destructive_allowed());
     let host = AppHost::new(*call, client, tools, context(), instance, post, ask);
     let host = Rc::new(host.with_consent(consent).with_pause(svc.pausing.pauser()));
     let fed = host.clone();

@@ -107,13 +107,13 @@ impl Services {
         let mut moved = Vec::new();
         // Storage is this origin's: another page on it (or another tab) may have written the
         // list. An address the URL policy refuses is left out, and said so.
+        // The address the page keeps is the one the policy read (as the browser reads it).
         match server_address::prepare(&saved.url) {
-            Ok(address) if !address.moved.is_empty() => {
+            Ok(address) => {
                 saved.url = address.url;
                 moved = address.moved.iter().map(Credential::to_pair).collect();
                 names.extend(address.moved.iter().map(Credential::line_name));
             }
-            Ok(_) => {}
             Err(_) if saved.url == DEMO_SERVER_URL => {}
             Err(why) => {
                 let text = format!("A saved server ({}) was left out. {why}", saved.url);

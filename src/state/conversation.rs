@@ -305,13 +305,13 @@ impl Services {
     /// is replayed, only those to the servers the user agreed to for it.
     pub fn consent(&self) -> Consent {
         if let Some(title) = self.lessons.current.with_untracked(|l| l.as_ref().map(|l| l.title.clone())) {
-            return Consent::agreed(self.lessons.agreed.get_untracked(), Driver::Lesson(title))
-                .with_destructive_allowed(self.servers.destructive_allowed());
+            return Consent::agreed(self.lessons.agreed.get_untracked(), Driver::Lesson(title));
         }
         if self.sessions.replaying.get_untracked() {
-            return Consent::agreed(self.sessions.replay_agreed.get_untracked(), Driver::Replay)
-                .with_destructive_allowed(self.servers.destructive_allowed());
+            return Consent::agreed(self.sessions.replay_agreed.get_untracked(), Driver::Replay);
         }
-        Consent::default().with_destructive_allowed(self.servers.destructive_allowed())
+        // The servers whose destructive tools the user lets run are added where the calls run
+        // (the agent chunk's turn, an app's frame): that code is not the first screen's.
+        Consent::default()
     }
 }

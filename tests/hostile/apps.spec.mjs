@@ -6,7 +6,7 @@
 // that says why, and the page goes on working.
 import { test, expect } from "@playwright/test";
 import { URLS } from "../e2e/fixtures.mjs";
-import { addServer, ask, openApp, reply, requests, script, snap, timelineRow, toolUse, useFakeClaude } from "../e2e/support.mjs";
+import { addServer, ask, openApp, openRow, reply, requests, script, snap, timelineRow, toolUse, useFakeClaude } from "../e2e/support.mjs";
 import { clickLatency, reset, seen, watchAttack } from "./support.mjs";
 
 const chat = (page) => page.getByRole("log", { name: "Conversation" });
@@ -127,7 +127,9 @@ test("an app that declares the user's other local server reaches nothing but its
   await expect(report).toContainText("done: yes", { timeout: 20_000 });
   expect(await report.textContent()).toMatch(/^fetch: refused \(TypeError\)$/m);
   expect((await seen()).other, "nothing reaches the other local server").toEqual([]);
-  await timelineRow(page, /its declared CSP sources left out: .*on this machine or a private network, and not the app's own server/);
+  await openRow(page, /its declared CSP sources left out/);
+  await expect(page.getByRole("dialog").first()).toContainText("on this machine or a private network, and not the app's own server");
+  await page.keyboard.press("Escape");
   await figure.scrollIntoViewIfNeeded();
   await snap(page, "apps-hostile-reach");
   await attack.expectNoScript();
@@ -209,7 +211,9 @@ test("an app hears nothing of a call the user has not approved, and cannot take 
   await openApp(page);
   const key = "sk-e2e-hostile-app-leak";
   await useFakeClaude(page, key);
+  await page.getByText("Model and request").click();
   await page.getByLabel("Ask before each tool call").check();
+  await page.getByText("Model and request").click();
   await addServer(page, URLS.hostile("/app/mcp"), "evil");
   const secret = "TOPSECRET-4242";
   const turn = async (answer) => {

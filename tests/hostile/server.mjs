@@ -113,7 +113,7 @@ async function run(mode) {
     // A TURN server on a port of its choosing, data in the user name: no CSP directive stops it.
     say("rtc", typeof RTCPeerConnection + " " + typeof webkitRTCPeerConnection + " " + typeof RTCDataChannel);
     const nested = document.createElement("iframe");
-    nested.srcdoc = "<script>parent.postMessage({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'nested rtc: ' + typeof RTCPeerConnection } }, '*')<\/script>";
+    nested.srcdoc = "<script>parent.postMessage({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'nested rtc: ' + typeof RTCPeerConnection } }, '*')<\\/script>";
     document.body.appendChild(nested);
     setTimeout(() => say("nested frame", nested.isConnected ? "kept" : "removed"), 300);
     return;
@@ -288,7 +288,9 @@ const server = createServer(async (req, res) => {
     const n = Number(message.params?.cursor ?? 0);
     seen.pages = n + 1;
     res.writeHead(200, { "content-type": "application/json", ...CORS });
-    const tool = JSON.stringify({ name: "t", description: "x".repeat(200), inputSchema: { type: "object" } }) + ",";
+    // Few tools, each large: the whole listing passes 16 MiB on the third page, well before
+    // 10,000 items.
+    const tool = JSON.stringify({ name: "t", description: "x".repeat(100_000), inputSchema: { type: "object" } }) + ",";
     return stream(res, `{"jsonrpc":"2.0","id":${message.id},"result":{"nextCursor":"${n + 1}","tools":[`, tool, 6 * 1024 * 1024, `{"name":"last","inputSchema":{"type":"object"}}]}}`);
   }
   // /huge-line/mcp: tools/list answers one 100 MB SSE line.

@@ -124,7 +124,21 @@ pub fn visible(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         if disguises(c) {
-            out.push_str(&format!("[U+{:04X}]", c as u32));
+            // `[U+202E]` by hand: no formatter, whose code the first screen would carry.
+            const HEX: &[u8; 16] = b"0123456789ABCDEF";
+            let code = c as u32;
+            out.push_str("[U+");
+            let digits = if code > 0xF_FFFF {
+                6
+            } else if code > 0xFFFF {
+                5
+            } else {
+                4
+            };
+            for shift in (0..digits).rev() {
+                out.push(char::from(HEX.get(((code >> (shift * 4)) & 0xF) as usize).copied().unwrap_or(b'0')));
+            }
+            out.push(']');
         } else {
             out.push(c);
         }
@@ -155,6 +169,7 @@ mod tests {
             "de[U+200B]lete[U+FEFF][U+2066]x[U+2069][U+000A]"
         );
         assert_eq!(visible("Café 東京 🙂"), "Café 東京 🙂");
+        assert_eq!(visible("tag\u{E0041}"), "tag[U+E0041]");
         assert_eq!(visible_cut(&"a".repeat(10_000), 80), ("a".repeat(80) + "…", true));
         assert_eq!(visible_cut("short", 80), ("short".into(), false));
     }

@@ -7,16 +7,19 @@
 //! browser gives (`http://127.0.0.1:9153\@evil.example/` is host `127.0.0.1`, path
 //! `/@evil.example/`, for both).
 
-use std::sync::OnceLock;
+use std::cell::Cell;
 
 /// A WHATWG parser: the URL as it serialises it (`URL.href`), or `None` when it is not a URL.
 pub type Reader = fn(&str) -> Option<String>;
 
-static READER: OnceLock<Reader> = OnceLock::new();
+thread_local! {
+    // A thread's own (the page has one): no lock, whose code the first chunk would carry.
+    static READER: Cell<Option<Reader>> = const { Cell::new(None) };
+}
 
-/// Makes `reader` the one every URL is read with; the first installed stays.
+/// Makes `reader` the one every URL is read with (on this thread).
 pub fn install(reader: Reader) {
-    let _ = READER.set(reader);
+    READER.with(|r| r.set(Some(reader)));
 }
 
 /// What the browser makes of a text.
@@ -33,7 +36,7 @@ pub enum Reading {
 
 /// Reads `text` as the browser would.
 pub fn read(text: &str) -> Reading {
-    let reader = READER.get().copied().or(NATIVE);
+    let reader = READER.with(Cell::get).or(NATIVE);
     match reader {
         Some(reader) => reader(text).map_or(Reading::NotAUrl, Reading::Url),
         None => Reading::Unavailable,

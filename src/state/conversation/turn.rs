@@ -77,7 +77,8 @@ impl Conversation {
         });
         let turn = Turn {
             approve: Some(approve),
-            consent,
+            // The servers whose destructive tools the user lets run (their cards), as the turn starts.
+            consent: consent.with_destructive_allowed(svc.servers.destructive_allowed()),
             teach,
             faults: Some(faults),
             pause: Some(svc.pausing.pauser()),

@@ -51,21 +51,18 @@ impl ListingBudget {
     }
 }
 
-/// The length of a value written as compact JSON, counted without writing it anywhere.
+/// About the length of a value written as compact JSON: its strings and keys (without the bytes
+/// escaping would add) and its punctuation, numbers counted as 8. Counted by walking the value,
+/// not by writing it: a serializer for another writer would cost the page a copy of serde_json's
+/// (docs/size.md), and the budget needs the order of magnitude, not the last byte.
 fn json_len(value: &Value) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 = self.0.saturating_add(buf.len());
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
+    match value {
+        Value::Null | Value::Bool(_) => 5,
+        Value::Number(_) => 8,
+        Value::String(s) => s.len() + 2,
+        Value::Array(items) => items.iter().map(|v| json_len(v) + 1).fold(2, usize::saturating_add),
+        Value::Object(fields) => fields.iter().map(|(k, v)| k.len() + 4 + json_len(v)).fold(2, usize::saturating_add),
     }
-    let mut count = Count(0);
-    let _ = serde_json::to_writer(&mut count, value);
-    count.0
 }
 
 #[cfg(test)]

@@ -89,7 +89,10 @@ impl<P: Platform> McpClient<P> {
                 }
             };
             // Spent before it is kept: past the budget, nothing of the listing stays.
-            budget.spend(&list).map_err(McpError::Limit)?;
+            if let Err(limit) = budget.spend(&list) {
+                self.tracer.note(self.peer(), format!("{method} stopped: {limit}"));
+                return Err(McpError::Limit(limit));
+            }
             items.extend(list);
             match page.get("nextCursor").and_then(Value::as_str) {
                 Some(next) if cursor.as_deref() != Some(next) => cursor = Some(next.to_owned()),
