@@ -252,7 +252,7 @@ pub fn AppFrame(block: RwSignal<Block>) -> impl IntoView {
         <figure class=move || format!("app-frame {}", mode.get()) aria-label=title>
             <figcaption class="muted">
                 {format!("App {uri} · {isolation}")}
-                {move || reach.get().map(|r| view! { <span class="app-reach">{format!(" {r}")}</span> })}
+                {move || reach.get().map(|r| view! { <span class="app-reach">{format!(" · {r}")}</span> })}
                 <Show when=move || mode.get() != "inline">
                     <button type="button" class="app-back" on:click=back>"Back to the chat"</button>
                 </Show>
@@ -326,7 +326,7 @@ fn Asking(what: AppAsk, behind: usize, reply: impl Fn(bool) + Copy + Send + Sync
         <div class="app-ask" role="group" aria-label="The app asks">
             <p>{question}</p>
             // The app's text, with every character that could disguise it shown as it is.
-            <pre>{shown.lines().map(engine::text::visible).collect::<Vec<_>>().join("\n")}</pre>
+            <pre>{engine::text::visible_lines(&shown)}</pre>
             <button type="button" on:click=move |_| reply(true)>{yes}</button>
             <button type="button" on:click=move |_| reply(false)>{no}</button>
             {(behind > 0).then(|| view! {

@@ -15,7 +15,7 @@ use engine::agent::sampling;
 use engine::cancel::CancelToken;
 use engine::claude::ClaudeError;
 use engine::form::Form;
-use engine::text::{pretty, visible};
+use engine::text::{pretty, visible, visible_lines};
 use protocol::mcp::{CreateMessageParams, ElicitAction, ElicitResult};
 
 #[component]
@@ -28,7 +28,7 @@ fn Approval(id: u64, tool: String, target: String, input: Value, why: AskWhy) ->
         <h3 id=format!("dialog-{id}-title")>"Run this tool call?"</h3>
         <p class="warn">{why.reason}</p>
         <p>{who}" asks for "<code class="stranger">{visible(&tool)}</code>", which goes to "{target}"."</p>
-        <Code text=visible(&pretty(&input)) label="Arguments"/>
+        <Code text=visible_lines(&pretty(&input)) label="Arguments"/>
         <p class="hint">"Tool descriptions and annotations come from the server and are not guarantees."</p>
         <div class="dialog-actions">
             <button type="button" class="primary" autofocus=!deny_first on:click=move |_| svc.dialogs.answer(id, Answer::Approve(true))>"Allow"</button>

@@ -60,7 +60,7 @@ test("the debug app shows under Claude's call, sandboxed on another origin, with
   await expect(figure).toBeVisible();
   await expect(figure.getByText(/^App ui:\/\/debug-tool\/mcp-app\.html · sandboxed on http:\/\/localhost:\d+, another site than this page/)).toBeVisible();
   // What it may reach, from the domains its resource declares (after the URL policy).
-  await expect(figure.locator(".app-reach")).toHaveText(/^ It (reaches nothing outside its own document|connects to |loads from ).*/);
+  await expect(figure.locator(".app-reach")).toHaveText(/^ · It (reaches nothing outside its own document|connects to |loads from ).*/);
   const outer = figure.locator("iframe");
   expect(await outer.getAttribute("sandbox")).toBe("allow-scripts allow-same-origin");
   expect(new URL(await outer.getAttribute("src")).origin).toBe(new URL(page.url()).origin.replace("127.0.0.1", "localhost"));

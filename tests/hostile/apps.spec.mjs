@@ -122,7 +122,7 @@ test("an app that declares the user's other local server reaches nothing but its
   await ask(page, "Show the app.");
   const figure = page.getByRole("figure", { name: /^App: reach · evil/ });
   const own = new URL(URLS.hostile("/")).origin;
-  await expect(figure.locator(".app-reach")).toHaveText(` It connects to ${own}; nothing else.`);
+  await expect(figure.locator(".app-reach")).toHaveText(` · It connects to ${own}; nothing else.`);
   const report = page.frameLocator('iframe[title^="App: reach · evil"]').frameLocator("iframe").locator("#report");
   await expect(report).toContainText("done: yes", { timeout: 20_000 });
   expect(await report.textContent()).toMatch(/^fetch: refused \(TypeError\)$/m);

@@ -146,6 +146,12 @@ pub fn visible(s: &str) -> String {
     out
 }
 
+/// [`visible`] line by line, for a stranger's text shown as a block (JSON arguments, an app's
+/// message): its line breaks stay line breaks, everything else that could disguise it is shown.
+pub fn visible_lines(s: &str) -> String {
+    s.split('\n').map(visible).collect::<Vec<_>>().join("\n")
+}
+
 /// [`visible`], and at most `max` characters of it (a long name imitates the page's own words):
 /// the text, and whether it was cut.
 pub fn visible_cut(s: &str, max: usize) -> (String, bool) {
@@ -157,7 +163,7 @@ pub fn visible_cut(s: &str, max: usize) -> (String, bool) {
 
 #[cfg(test)]
 mod tests {
-    use super::{content_text, first_sentence, prefix, visible, visible_cut};
+    use super::{content_text, first_sentence, prefix, visible, visible_cut, visible_lines};
 
     #[test]
     fn text_that_would_disguise_itself_is_shown_as_it_is_stored() {
@@ -170,6 +176,7 @@ mod tests {
         );
         assert_eq!(visible("Café 東京 🙂"), "Café 東京 🙂");
         assert_eq!(visible("tag\u{E0041}"), "tag[U+E0041]");
+        assert_eq!(visible_lines("{\n  \"a\": \"\u{202E}x\"\n}"), "{\n  \"a\": \"[U+202E]x\"\n}");
         assert_eq!(visible_cut(&"a".repeat(10_000), 80), ("a".repeat(80) + "…", true));
         assert_eq!(visible_cut("short", 80), ("short".into(), false));
     }
