@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 
 const BUDGET = {
-  first: { gzip: 296_200, brotli: 240_700 },
+  first: { gzip: 296_000, brotli: 240_600 },
   // Per chunk, gzip, by split point (src/chunks/).
   chunks: {
     agent: 344_300, workshop: 156_600, explore: 252_100, detail: 55_900, signin: 83_200, demo: 52_900, settings: 71_000,
@@ -87,4 +87,5 @@ for (const f of failures) console.error(f);
 if (failures.length > 0) process.exit(1);
 const pct = (kind) => `${firstTotal[kind]} B ${kind} of ${BUDGET.first[kind]} B (${((100 * firstTotal[kind]) / BUDGET.first[kind]).toFixed(0)} %)`;
 console.log(`first load: ${pct("gzip")}, ${pct("brotli")}`);
-console.log(`target: ${TARGET.gzip} B gzip, ${TARGET.brotli} B brotli; ${firstTotal.gzip > TARGET.gzip ? `${firstTotal.gzip - TARGET.gzip} B gzip over` : "met"} (docs/size.md)`);
+const over = ["gzip", "brotli"].filter((k) => firstTotal[k] > TARGET[k]).map((k) => `${firstTotal[k] - TARGET[k]} B ${k} over`);
+console.log(`target: ${TARGET.gzip} B gzip, ${TARGET.brotli} B brotli; ${over.length > 0 ? over.join(", ") : "met"} (docs/size.md)`);
