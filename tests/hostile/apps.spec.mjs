@@ -11,6 +11,26 @@ import { clickLatency, reset, seen, watchAttack } from "./support.mjs";
 
 const chat = (page) => page.getByRole("log", { name: "Conversation" });
 
+/**
+ * The hostile app's server connected as "evil", with the fake Messages API for `key`: what the
+ * tests below share. `before` runs once the page is open (a setting to change first).
+ */
+async function evilApp(page, key, before = async () => {}) {
+  await reset();
+  const attack = await watchAttack(page);
+  await openApp(page);
+  await useFakeClaude(page, key);
+  await before();
+  await addServer(page, URLS.hostile("/app/mcp"), "evil");
+  return attack;
+}
+
+/** Claude (the fake) calls `tool` of the hostile app with `input`, and the turn runs. */
+async function showApp(page, key, tool, input) {
+  await script(key, [reply(toolUse(`evil_${tool}`, input)), reply({ text: "Shown." })]);
+  await ask(page, "Show the app.");
+}
+
 test("a hostile app cannot read the page's storage or key, navigate it, reach out, or call what is not its own", async ({ page }) => {
   await reset();
   const attack = await watchAttack(page);
@@ -112,14 +132,9 @@ test("an app that never initialises is removed after 15 s with why", async ({ pa
 // the page. Declared domains pass the URL policy: nothing local or private but the app's own
 // server, and the app's header says what it may reach.
 test("an app that declares the user's other local server reaches nothing but its own server, and says so", async ({ page }) => {
-  await reset();
-  const attack = await watchAttack(page);
-  await openApp(page);
   const key = "sk-e2e-hostile-app-reach";
-  await useFakeClaude(page, key);
-  await addServer(page, URLS.hostile("/app/mcp"), "evil");
-  await script(key, [reply(toolUse("evil_reach", { mode: "probe" })), reply({ text: "Shown." })]);
-  await ask(page, "Show the app.");
+  const attack = await evilApp(page, key);
+  await showApp(page, key, "reach", { mode: "probe" });
   const figure = page.getByRole("figure", { name: /^App: reach · evil/ });
   const own = new URL(URLS.hostile("/")).origin;
   await expect(figure.locator(".app-reach")).toHaveText(` · It connects to ${own}; nothing else.`);
@@ -139,15 +154,10 @@ test("an app that declares the user's other local server reaches nothing but its
 // removed, wasm grew 116 MB and clicks took 3.5–6 s. An app's messages are limited in bytes per
 // second too, counted before a message's text is copied into the page.
 test("an app that floods the page with bytes is removed with why, the page's memory stays put and clicks answer", async ({ page }) => {
-  await reset();
-  const attack = await watchAttack(page);
-  await openApp(page);
   const key = "sk-e2e-hostile-app-bytes";
-  await useFakeClaude(page, key);
-  await addServer(page, URLS.hostile("/app/mcp"), "evil");
-  await script(key, [reply(toolUse("evil_show", { mode: "bytes" })), reply({ text: "Shown." })]);
+  const attack = await evilApp(page, key);
   const before = await attack.memory();
-  await ask(page, "Show the app.");
+  await showApp(page, key, "show", { mode: "bytes" });
   const figure = page.getByRole("figure", { name: /^App: show · evil/ });
   const latencies = [];
   for (let i = 0; i < 5; i++) latencies.push(await clickLatency(page));
@@ -169,12 +179,8 @@ test("an app that floods the page with bytes is removed with why, the page's mem
 // it every 40 ms, and the user's "Send it" sent "call files_delete_everything". Questions now
 // hold what they show and queue: a later request never edits or cancels the open one.
 test("an app that swaps its question while it is open: what the user approves is what is sent, the rest queue", async ({ page }) => {
-  await reset();
-  const attack = await watchAttack(page);
-  await openApp(page);
   const key = "sk-e2e-hostile-app-swap";
-  await useFakeClaude(page, key);
-  await addServer(page, URLS.hostile("/app/mcp"), "evil");
+  const attack = await evilApp(page, key);
   await script(key, [reply(toolUse("evil_show", { mode: "swap" })), reply({ text: "Shown." }), reply({ text: "Summarised." })]);
   await ask(page, "Show the app.");
   const figure = page.getByRole("figure", { name: /^App: show · evil/ });
@@ -206,15 +212,12 @@ test("an app that swaps its question while it is open: what the user approves is
 // kept talking to the page as the app. Now the app hears nothing of a call until it is approved
 // (denied: only that), and its frame cannot load another document: trying ends the app.
 test("an app hears nothing of a call the user has not approved, and cannot take its frame elsewhere", async ({ page }) => {
-  await reset();
-  const attack = await watchAttack(page);
-  await openApp(page);
   const key = "sk-e2e-hostile-app-leak";
-  await useFakeClaude(page, key);
-  await page.getByText("Model and request").click();
-  await page.getByLabel("Ask before each tool call").check();
-  await page.getByText("Model and request").click();
-  await addServer(page, URLS.hostile("/app/mcp"), "evil");
+  const attack = await evilApp(page, key, async () => {
+    await page.getByText("Model and request").click();
+    await page.getByLabel("Ask before each tool call").check();
+    await page.getByText("Model and request").click();
+  });
   const secret = "TOPSECRET-4242";
   const turn = async (answer) => {
     await script(key, [reply(toolUse("evil_show", { mode: "leak", note: secret })), reply({ text: "Done." })]);
@@ -255,14 +258,9 @@ test("an app hears nothing of a call the user has not approved, and cannot take 
 // before the app's scripts run, and a nested frame (which would have them again) is removed as
 // it is added. docs/security.md says what this does not stop.
 test("an app finds no WebRTC, and a nested frame that would bring it back is removed", async ({ page }) => {
-  await reset();
-  const attack = await watchAttack(page);
-  await openApp(page);
   const key = "sk-e2e-hostile-app-webrtc";
-  await useFakeClaude(page, key);
-  await addServer(page, URLS.hostile("/app/mcp"), "evil");
-  await script(key, [reply(toolUse("evil_show", { mode: "webrtc" })), reply({ text: "Shown." })]);
-  await ask(page, "Show the app.");
+  const attack = await evilApp(page, key);
+  await showApp(page, key, "show", { mode: "webrtc" });
   const report = page.frameLocator('iframe[title^="App: show · evil"]').frameLocator("iframe").locator("#report");
   await expect(report).toContainText("nested frame: removed", { timeout: 20_000 });
   expect(await report.textContent()).toMatch(/^rtc: undefined undefined undefined$/m);
