@@ -60,8 +60,7 @@ pub enum Mode {
 /// `readOnlyHint: true` (which makes the other meaningless). Annotations are a stranger's word
 /// (C-31): one that says "destructive" is believed, since that only makes the page ask.
 pub fn marked_destructive(tool: &protocol::mcp::Tool) -> bool {
-    let hint = |key: &str| tool.annotations.as_ref().and_then(|a| a.get(key)).and_then(serde_json::Value::as_bool);
-    hint("destructiveHint") == Some(true) && hint("readOnlyHint") != Some(true)
+    tool.hint("destructiveHint") == Some(true) && tool.hint("readOnlyHint") != Some(true)
 }
 
 /// What a server's card says of the tools it marks destructive; `None` when it marks none.

@@ -30,6 +30,12 @@ pub struct Tool {
 }
 
 impl Tool {
+    /// A boolean hint of `annotations` as the server wrote it (`destructiveHint`,
+    /// `readOnlyHint`, …); `None` when absent or not a boolean.
+    pub fn hint(&self, name: &str) -> Option<bool> {
+        self.annotations.as_ref()?.get(name)?.as_bool()
+    }
+
     fn task_support(&self) -> Option<&str> {
         self.execution.as_ref().and_then(|e| e.get("taskSupport")).and_then(Value::as_str)
     }
