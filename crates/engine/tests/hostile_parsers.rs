@@ -138,9 +138,12 @@ proptest! {
         }
     }
 
-    /// Well-formed https URLs of any shape pass and keep their host.
+    /// Well-formed https URLs of any shape pass and keep their host. A label that starts with
+    /// `xn--` is an IDNA A-label, which the WHATWG parser must decode as Punycode; a random one
+    /// does not decode and is rightly refused (CI found `a.xn--`), so it is not ordinary.
     #[test]
     fn ordinary_addresses_pass(host in "[a-z][a-z0-9-]{0,10}(\\.[a-z][a-z0-9-]{0,10}){1,3}", port in proptest::option::of(1u16..), path in "(/[a-zA-Z0-9._~-]{0,8}){0,4}", query in proptest::option::of("[a-z]{1,5}=[a-z0-9]{0,5}")) {
+        prop_assume!(!host.split('.').any(|label| label.starts_with("xn--")));
         let text = format!("https://{host}{}{path}{}", port.map(|p| format!(":{p}")).unwrap_or_default(), query.map(|q| format!("?{q}")).unwrap_or_default());
         let allowed = url_policy::check(&text, Trust::Stranger).map_err(|e| TestCaseError::fail(format!("{text}: {e}")))?;
         prop_assert_eq!(allowed.url.host, Host::Domain(host));
