@@ -8,6 +8,6 @@ fn main() {
     let wasm = std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() == Ok("wasm32");
     if wasm && std::env::var("LOOPSCOPE_SPLIT").as_deref() == Ok("1") {
         println!("cargo::rustc-cfg=loopscope_split");
-        println!("cargo::rustc-link-arg-bin=loopscope=--emit-relocs");
+        println!("cargo::rustc-link-arg-bin=page=--emit-relocs");
     }
 }

@@ -2,7 +2,7 @@
 // loaded on first use, in Trunk's staging dir. Trunk's own Rust step cannot do this: it has no
 // place between cargo and wasm-bindgen (trunk issue #1022), and wasm-bindgen must keep the
 // exports the chunks link against (--keep-lld-exports). So, on every build, debug or release:
-//   1. cargo builds the `loopscope` binary for wasm32 with its split points on (LOOPSCOPE_SPLIT,
+//   1. cargo builds the page binary (`page`) for wasm32 with its split points on (LOOPSCOPE_SPLIT,
 //      build.rs), keeping its relocations;
 //   2. `xtask split` splits it at the `#[wasm_split]` functions (src/chunks/);
 //   3. wasm-bindgen writes the JS glue for the first chunk;
@@ -38,8 +38,8 @@ const run = (cmd, args, env = {}) => {
 
 // 1.
 // (LOOPSCOPE_SPLIT: the split points become chunk boundaries, build.rs.)
-run("cargo", ["build", "--target", "wasm32-unknown-unknown", "--bin", "loopscope", ...(release ? ["--release"] : [])], { LOOPSCOPE_SPLIT: "1" });
-const built = join(ROOT, "target/wasm32-unknown-unknown", release ? "release" : "debug", "loopscope.wasm");
+run("cargo", ["build", "--target", "wasm32-unknown-unknown", "--bin", "page", ...(release ? ["--release"] : [])], { LOOPSCOPE_SPLIT: "1" });
+const built = join(ROOT, "target/wasm32-unknown-unknown", release ? "release" : "debug", "page.wasm");
 
 // 2.
 run("cargo", ["build", "--quiet", "-p", "xtask"]);

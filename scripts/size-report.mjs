@@ -74,7 +74,7 @@ writeFileSync("target/size-report.json", JSON.stringify({ first: firstRows, firs
 // Sentinels: code that costs kilobytes for little, found by name in the wasm Cargo built, before
 // wasm-bindgen strips the names (docs/size.md). clippy.toml keeps out core's Unicode tables; no
 // lint can see an f64 being formatted.
-const NAMED = "target/wasm32-unknown-unknown/release/loopscope.wasm";
+const NAMED = "target/wasm32-unknown-unknown/release/page.wasm";
 const SENTINELS = [
   ["flt2dec", "core's float formatting ({x} or {x:.N} on an f64, about 6 KB gzip): write numbers with engine::num::{fixed, shortest}"],
 ];

@@ -1,0 +1,288 @@
+//! Streamable HTTP in front of stdio children: what a POST, GET or DELETE on `/mcp` does.
+//! `initialize` without a session starts a child and a session (`Mcp-Session-Id`); any other
+//! request without one goes to one shared child (a 2026-07-28 server has no sessions, and a
+//! 2025 one answers its `server/discover` probe with an error either way).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use axum::body::Body;
+use axum::http::{HeaderMap, HeaderValue, Method, Response, StatusCode, header};
+use bytes::Bytes;
+use serde_json::Value;
+
+use super::child::{self, Child, Out, Program};
+use super::log::Log;
+use super::reply::{self, BridgeError};
+
+/// Children at once (each is a process of the user's).
+pub const MAX_SESSIONS: usize = 32;
+/// The largest body a POST may carry (the page's own limit).
+pub const MAX_BODY: usize = 16 * 1024 * 1024;
+const SESSION: &str = "mcp-session-id";
+
+pub struct Stdio {
+    program: Program,
+    sessions: Arc<Mutex<HashMap<String, Arc<Child>>>>,
+    shared: Arc<Mutex<Option<Arc<Child>>>>,
+    log: Arc<Log>,
+}
+
+impl Stdio {
+    pub fn new(program: Program, log: Arc<Log>) -> Stdio {
+        Stdio { program, sessions: Arc::default(), shared: Arc::default(), log }
+    }
+
+    pub fn sessions(&self) -> usize {
+        self.sessions.lock().map(|s| s.len()).unwrap_or(0)
+    }
+
+    pub async fn handle(&self, method: &Method, headers: &HeaderMap, body: Body) -> Response<Body> {
+        let result = match *method {
+            Method::POST => self.post(headers, body).await,
+            Method::GET => self.get(headers),
+            Method::DELETE => self.delete(headers).await,
+            _ => Err(BridgeError::new(
+                "not_found",
+                StatusCode::METHOD_NOT_ALLOWED,
+                "the MCP endpoint takes POST, GET and DELETE",
+            )),
+        };
+        result.unwrap_or_else(BridgeError::into_response)
+    }
+
+    fn session(&self, headers: &HeaderMap) -> Result<Option<Arc<Child>>, BridgeError> {
+        let Some(id) = headers.get(SESSION) else { return Ok(None) };
+        let id = id.to_str().unwrap_or_default();
+        self.sessions.lock().ok().and_then(|s| s.get(id).cloned()).map(Some).ok_or_else(|| {
+            BridgeError::new(
+                "no_session",
+                StatusCode::NOT_FOUND,
+                "no such session: it ended (its process exited, or it was closed) or belongs to an earlier run of the \
+                 bridge; connect again",
+            )
+        })
+    }
+
+    fn start(&self, session: Option<String>) -> Result<Arc<Child>, BridgeError> {
+        let sessions = Arc::clone(&self.sessions);
+        let shared = Arc::clone(&self.shared);
+        let id = session.clone();
+        Child::start(&self.program, session, Arc::clone(&self.log), move || match id {
+            Some(id) => {
+                if let Ok(mut s) = sessions.lock() {
+                    s.remove(&id);
+                }
+            }
+            None => {
+                if let Ok(mut s) = shared.lock() {
+                    s.take();
+                }
+            }
+        })
+    }
+
+    async fn post(&self, headers: &HeaderMap, body: Body) -> Result<Response<Body>, BridgeError> {
+        let body = axum::body::to_bytes(body, MAX_BODY).await.map_err(|_| {
+            BridgeError::new(
+                "too_large",
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("a body over {} MiB", MAX_BODY / (1024 * 1024)),
+            )
+        })?;
+        let message: Value = serde_json::from_slice(&body).map_err(|e| {
+            BridgeError::new(
+                "not_json_rpc",
+                StatusCode::BAD_REQUEST,
+                format!("the body is not JSON ({e}): the bridge passes on JSON-RPC messages only"),
+            )
+        })?;
+        if message.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+            return Err(BridgeError::new(
+                "not_json_rpc",
+                StatusCode::BAD_REQUEST,
+                "the body is not one JSON-RPC 2.0 message (batches are not passed on: MCP removed them in 2025-06-18)",
+            ));
+        }
+        let method = message.get("method").and_then(Value::as_str);
+        let id = message.get("id").filter(|_| method.is_some());
+        let (child, new_session) = match self.session(headers)? {
+            Some(child) => (child, None),
+            None if method == Some("initialize") => {
+                if self.sessions() >= MAX_SESSIONS {
+                    return Err(BridgeError::new(
+                        "busy",
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        format!(
+                            "the bridge runs at most {MAX_SESSIONS} sessions at once; close one (or restart the bridge)"
+                        ),
+                    ));
+                }
+                let session = token_hex(16);
+                let child = self.start(Some(session.clone()))?;
+                if let Ok(mut s) = self.sessions.lock() {
+                    s.insert(session.clone(), Arc::clone(&child));
+                }
+                (child, Some(session))
+            }
+            None => {
+                let existing = self.shared.lock().ok().and_then(|s| s.clone());
+                let child = match existing {
+                    Some(c) => c,
+                    None => {
+                        let c = self.start(None)?;
+                        if let Ok(mut s) = self.shared.lock() {
+                            *s = Some(Arc::clone(&c));
+                        }
+                        c
+                    }
+                };
+                (child, None)
+            }
+        };
+        let Some(id) = id else {
+            // A notification, or a response to the server's own request: nothing comes back.
+            child.send(&body).await?;
+            let mut r = Response::new(Body::empty());
+            *r.status_mut() = StatusCode::ACCEPTED;
+            return Ok(r);
+        };
+        let key = child::key(id);
+        let streams = accepts(headers, "text/event-stream");
+        let mut rx = child.expect(key.clone(), streams)?;
+        let forget = Forget { child: Arc::clone(&child), key };
+        if let Err(e) = child.send(&body).await {
+            drop(forget);
+            return Err(e);
+        }
+        let first = rx.recv().await;
+        let response = match first {
+            Some(Out::Response(bytes)) => reply::json(StatusCode::OK, bytes),
+            Some(Out::Failed(e)) => return Err(e),
+            None => {
+                return Err(child.ending().unwrap_or_else(|| {
+                    BridgeError::new("exited", StatusCode::BAD_GATEWAY, "the server's process has ended")
+                }));
+            }
+            Some(Out::Message(bytes)) => {
+                let rest = futures::stream::unfold((Some(rx), forget), |(rx, forget)| async move {
+                    let mut rx = rx?;
+                    match rx.recv().await {
+                        Some(Out::Message(b)) => Some((event(&b), (Some(rx), forget))),
+                        Some(Out::Response(b)) => Some((event(&b), (None, forget))),
+                        Some(Out::Failed(e)) => {
+                            Some((Bytes::from(format!("event: bridge-error\ndata: {}\n\n", e.body())), (None, forget)))
+                        }
+                        None => None,
+                    }
+                });
+                let first = futures::stream::iter([event(&bytes)]);
+                let stream =
+                    futures::StreamExt::map(futures::StreamExt::chain(first, rest), Ok::<_, std::convert::Infallible>);
+                let mut r = Response::new(Body::from_stream(stream));
+                r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+                r.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+                return Ok(with_session(r, new_session));
+            }
+        };
+        Ok(with_session(response, new_session))
+    }
+
+    fn get(&self, headers: &HeaderMap) -> Result<Response<Body>, BridgeError> {
+        let Some(child) = self.session(headers)? else {
+            return Err(BridgeError::new(
+                "not_found",
+                StatusCode::METHOD_NOT_ALLOWED,
+                "a GET stream belongs to a session: send Mcp-Session-Id",
+            ));
+        };
+        if !accepts(headers, "text/event-stream") {
+            return Err(BridgeError::new(
+                "not_found",
+                StatusCode::NOT_ACCEPTABLE,
+                "a GET stream is text/event-stream: say so in Accept",
+            ));
+        }
+        let rx = child.open_stream().ok_or_else(|| {
+            BridgeError::new(
+                "stream_open",
+                StatusCode::CONFLICT,
+                "this session's GET stream is open already (one at a time)",
+            )
+        })?;
+        let stream = futures::stream::unfold(rx, |mut rx| async move {
+            rx.recv().await.map(|b| (Ok::<_, std::convert::Infallible>(event(&b)), rx))
+        });
+        let mut r = Response::new(Body::from_stream(stream));
+        r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+        r.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+        Ok(r)
+    }
+
+    async fn delete(&self, headers: &HeaderMap) -> Result<Response<Body>, BridgeError> {
+        let Some(child) = self.session(headers)? else {
+            return Err(BridgeError::new(
+                "no_session",
+                StatusCode::BAD_REQUEST,
+                "DELETE ends a session: send its Mcp-Session-Id",
+            ));
+        };
+        if let (Some(id), Ok(mut s)) = (&child.session, self.sessions.lock()) {
+            s.remove(id);
+        }
+        child.end().await;
+        let mut r = Response::new(Body::empty());
+        *r.status_mut() = StatusCode::NO_CONTENT;
+        Ok(r)
+    }
+
+    /// Ends every child (the bridge is stopping).
+    pub async fn end_all(&self) {
+        let mut all: Vec<Arc<Child>> = self.sessions.lock().map(|s| s.values().cloned().collect()).unwrap_or_default();
+        all.extend(self.shared.lock().ok().and_then(|s| s.clone()));
+        futures::future::join_all(all.iter().map(|c| c.end())).await;
+    }
+}
+
+/// Stops waiting for a response when the POST is answered or its client goes away.
+struct Forget {
+    child: Arc<Child>,
+    key: String,
+}
+
+impl Drop for Forget {
+    fn drop(&mut self) {
+        self.child.forget(&self.key);
+    }
+}
+
+fn with_session(mut r: Response<Body>, session: Option<String>) -> Response<Body> {
+    if let Some(v) = session.and_then(|s| HeaderValue::from_str(&s).ok()) {
+        r.headers_mut().insert(SESSION, v);
+    }
+    r
+}
+
+/// One SSE event holding one message (a stdio line has no line breaks).
+fn event(message: &[u8]) -> Bytes {
+    let mut out = Vec::with_capacity(message.len() + 16);
+    out.extend_from_slice(b"event: message\ndata: ");
+    out.extend_from_slice(message);
+    out.extend_from_slice(b"\n\n");
+    Bytes::from(out)
+}
+
+fn accepts(headers: &HeaderMap, kind: &str) -> bool {
+    headers.get_all(header::ACCEPT).iter().any(|v| v.to_str().is_ok_and(|v| v.contains(kind)))
+}
+
+/// `bytes` random bytes from the operating system, as hex.
+pub fn token_hex(bytes: usize) -> String {
+    let mut buf = vec![0u8; bytes];
+    if getrandom::fill(&mut buf).is_err() {
+        // Without the OS's randomness there is no safe token: stop rather than guess one.
+        eprintln!("loopscope bridge: the operating system gave no random bytes; stopping");
+        std::process::exit(2);
+    }
+    buf.iter().map(|b| format!("{b:02x}")).collect()
+}
