@@ -28,6 +28,9 @@ pub enum Layer {
     Client,
     /// Getting a token failed: discovery, registration, the user's sign-in, or the token request.
     Auth,
+    /// The bridge on the user's machine (`loopscope bridge`): a stdio server that would not start,
+    /// exited or wrote what is not JSON-RPC, or a request the bridge refused.
+    Bridge,
 }
 
 impl Layer {
@@ -43,6 +46,7 @@ impl Layer {
             Layer::Tool => "tool isError",
             Layer::Client => "client",
             Layer::Auth => "authorization",
+            Layer::Bridge => "bridge",
         }
     }
 
@@ -55,7 +59,7 @@ impl Layer {
             Layer::JsonRpc => "jsonrpc",
             Layer::Tool => "tool",
             Layer::Timeout | Layer::Cancelled => "timeout",
-            Layer::Decode | Layer::Protocol | Layer::Client | Layer::Auth => "failure",
+            Layer::Decode | Layer::Protocol | Layer::Client | Layer::Auth | Layer::Bridge => "failure",
         }
     }
 }

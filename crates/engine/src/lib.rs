@@ -8,6 +8,7 @@
 pub mod agent;
 pub mod apps;
 pub mod auth;
+pub mod bridge;
 pub mod cancel;
 pub mod chat;
 pub mod claude;

@@ -27,7 +27,13 @@ impl Drop for Bridge {
 impl Bridge {
     /// `loopscope bridge --json ARGS…`, waiting for its first line.
     pub fn start(args: &[&str]) -> Bridge {
+        Bridge::start_in(&std::env::current_dir().expect("cwd"), args)
+    }
+
+    /// [`Bridge::start`] from `dir` (its children start there too).
+    pub fn start_in(dir: &std::path::Path, args: &[&str]) -> Bridge {
         let mut process = Command::new(env!("CARGO_BIN_EXE_loopscope"))
+            .current_dir(dir)
             .arg("bridge")
             .arg("--json")
             .args(args)

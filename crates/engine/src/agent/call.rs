@@ -261,6 +261,9 @@ fn mcp_failure_text(label: &str, tool: &str, e: &McpError) -> String {
             format!("{head}: no answer within {after_ms} ms, so the client gave up and cancelled it.")
         }
         McpError::Cancelled => format!("{head}: the user stopped it before it finished."),
+        McpError::Bridge(f) => {
+            format!("{head}: {}. The tool is unavailable right now.", f.message.trim_end_matches('.'))
+        }
         McpError::TaskEnded { task_id, by_page: true, .. } => format!(
             "{head}: the server ran it as a task ({task_id}), and the user cancelled that task before it finished. \
              Do not call it again unless the user asks."

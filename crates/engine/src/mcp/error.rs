@@ -64,6 +64,11 @@ pub enum McpError {
     #[error("the server answered with a redirect, not followed: this request carries your headers or token")]
     RedirectRefused,
 
+    /// The bridge on the user's machine (`loopscope bridge`) failed or refused: its own layer,
+    /// never the server's (a child that would not start or exited, a dropped line, a wrong token).
+    #[error("bridge: {}", .0.message)]
+    Bridge(Box<crate::bridge::BridgeFault>),
+
     /// A task ended without a result: cancelled (by the server, or after the page asked), or
     /// failed with nothing to say why.
     #[error("task {task_id} ended {}{}{}", status.as_str(), if *by_page { " after the page asked to cancel it" } else { "" }, message.as_ref().map(|m| format!(": {m}")).unwrap_or_default())]
@@ -112,6 +117,7 @@ impl McpError {
             McpError::Auth(e) => e.layer(),
             McpError::Limit(l) => l.limit.layer(),
             McpError::RedirectRefused => Layer::Http,
+            McpError::Bridge(_) => Layer::Bridge,
             McpError::TaskEnded { by_page: true, .. } => Layer::Cancelled,
             McpError::TaskEnded { .. } => Layer::Tool,
         }
@@ -163,6 +169,7 @@ impl McpError {
                 Set Revision to Automatic (or 2026-07-28) on its card to speak it."
                 .into(),
             McpError::Auth(e) => return e.hint(),
+            McpError::Bridge(f) => f.hint(),
             McpError::Limit(l) => l.hint(),
             McpError::RedirectRefused => "A redirect would hand your headers, query credentials or token to whatever address it \
                 points to, so the page does not follow it (and the browser does not say where it pointed). Use the address \

@@ -47,7 +47,7 @@ pub fn classify(outcome: Result<Value, McpError>) -> Verdict {
         McpError::Http { status: 401 | 403, .. } | McpError::Http { status: 500.., .. } | McpError::Auth(_) => {
             Verdict::Fail(error)
         }
-        McpError::Timeout { .. } | McpError::Cancelled | McpError::Decode { .. } => Verdict::Fail(error),
+        McpError::Timeout { .. } | McpError::Cancelled | McpError::Decode { .. } | McpError::Bridge(_) => Verdict::Fail(error),
         // In a browser, a 2025 server whose CORS rules do not allow the new headers fails the
         // probe's preflight: a network error here may well be a legacy server.
         McpError::Network { .. } => legacy(

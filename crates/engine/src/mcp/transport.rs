@@ -209,6 +209,7 @@ impl<P: Platform> McpClient<P> {
     async fn http_error(&self, exchange: u64, resp: HttpResponse, started: f64) -> McpError {
         let status = resp.status;
         let www_authenticate = resp.headers.get("www-authenticate").map(str::to_owned);
+        let bridge_kind = resp.headers.get(crate::bridge::ERROR_HEADER).map(str::to_owned);
         let body = match self.read_body(exchange, resp.body, started).await {
             Ok(body) => body,
             Err(limit @ McpError::Limit(_)) => return limit,
@@ -220,6 +221,9 @@ impl<P: Platform> McpClient<P> {
                 _ => None,
             })
         });
+        if let Some(kind) = bridge_kind {
+            return McpError::Bridge(Box::new(crate::bridge::BridgeFault::read(status, &kind, &body)));
+        }
         McpError::Http { status, body, rpc, www_authenticate }
     }
 

@@ -1,0 +1,57 @@
+//! The page's own MCP client (the engine, natively) through the bridge: the same code the page
+//! runs, so what it makes of the bridge is what a user sees. A stdio server's exit or a refused
+//! token is a bridge-layer error with the bridge's sentence, not an HTTP mystery, and Claude is
+//! told the tool is unavailable.
+
+mod common;
+#[path = "../../engine/tests/support/mod.rs"]
+mod support;
+
+use common::Bridge;
+use engine::bridge::{BridgeLink, FaultKind};
+use engine::layer::Layer;
+use engine::mcp::{Handlers, McpClient, McpError, RequestOptions, ServerConfig};
+use engine::trace::Tracer;
+use serde_json::json;
+use support::Native;
+
+fn client(bridge: &Bridge, token: &str) -> McpClient<Native> {
+    let mut config = ServerConfig::new("bridged", &bridge.url);
+    config.headers.push(("Authorization".into(), format!("Bearer {token}")));
+    McpClient::new(Native::new(), config, Tracer::silent(), Handlers::default())
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_engine_speaks_through_the_bridge_and_names_its_layer() {
+    let bridge = Bridge::fixture();
+    // The link it printed is one the page accepts.
+    let hash = bridge.first["connect"].as_str().unwrap().split_once('#').unwrap().1.to_owned();
+    let link = BridgeLink::from_fragment(&hash).unwrap().unwrap();
+    assert_eq!(link.url, bridge.url);
+    let mcp = client(&bridge, &link.token);
+    let init = mcp.connect().await.expect("connects through the bridge");
+    assert_eq!(init.server_info.name, "bridge-fixture");
+    let tools = mcp.list_tools(&RequestOptions::default()).await.unwrap();
+    assert_eq!(tools.tools.len(), 6);
+    let echoed = mcp.call_tool("echo", json!({"a": 1}), &RequestOptions::default()).await.unwrap();
+    assert!(!echoed.is_error);
+    let died = mcp.call_tool("die", json!({}), &RequestOptions::default()).await.unwrap_err();
+    assert_eq!(died.layer(), Layer::Bridge, "{died:?}");
+    let McpError::Bridge(fault) = &died else { panic!("{died:?}") };
+    assert_eq!(fault.kind, FaultKind::Exited);
+    assert_eq!(fault.exit_code, Some(3));
+    let hint = died.hint().unwrap();
+    assert!(hint.contains("with code 3") && hint.contains("about to die"), "{hint}");
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_wrong_token_is_the_bridges_refusal_not_a_sign_in() {
+    let bridge = Bridge::fixture();
+    let mcp = client(&bridge, &"0".repeat(64));
+    let refused = mcp.connect().await.unwrap_err();
+    assert_eq!(refused.layer(), Layer::Bridge, "{refused:?}");
+    let McpError::Bridge(fault) = &refused else { panic!("{refused:?}") };
+    assert_eq!(fault.kind, FaultKind::Token);
+    assert!(refused.hint().unwrap().contains("connect link"));
+    assert_eq!(bridge.started().await, 0);
+}

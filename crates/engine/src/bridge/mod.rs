@@ -1,0 +1,21 @@
+//! `loopscope bridge` as the page sees it (the program itself is crates/cli; docs/bridge.md):
+//! the link it prints ([`link`]), the command line the page suggests for a stdio server
+//! ([`command`]), and its own error layer ([`fault`]): a child that would not start, exited or
+//! wrote what is not JSON-RPC, or a request the bridge refused, said as the bridge's and never
+//! mistaken for the server's.
+
+// What the bridge and the address bar send is outside text: no slicing by byte index.
+#![deny(clippy::string_slice, clippy::indexing_slicing)]
+
+pub mod command;
+pub mod fault;
+pub mod link;
+
+pub use command::{CommandLine, bridge_command, relay_command};
+pub use fault::{BridgeFault, FaultKind, LogEntry, LogKind};
+pub use link::{BridgeInfo, BridgeLink, LinkError};
+
+/// The response header the bridge marks every answer with (its version).
+pub const MARK_HEADER: &str = "loopscope-bridge";
+/// The response header that names a bridge error's kind.
+pub const ERROR_HEADER: &str = "loopscope-bridge-error";
