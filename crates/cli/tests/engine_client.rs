@@ -55,3 +55,30 @@ async fn a_wrong_token_is_the_bridges_refusal_not_a_sign_in() {
     assert!(refused.hint().unwrap().contains("connect link"));
     assert_eq!(bridge.started().await, 0);
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_page_asks_the_bridge_what_it_serves_and_reads_its_log() {
+    let bridge = Bridge::fixture();
+    let hash = bridge.first["connect"].as_str().unwrap().split_once('#').unwrap().1.to_owned();
+    let link = BridgeLink::from_fragment(&hash).unwrap().unwrap();
+    let platform = Native::new();
+    let info = engine::bridge::ask::info(&*platform, &link).await.unwrap();
+    assert!(info.runs_a_command());
+    assert!(info.serves.starts_with("python3 ") && info.serves.ends_with("stdio_server.py"), "{}", info.serves);
+    let mcp = client(&bridge, &link.token);
+    mcp.connect().await.unwrap();
+    let _ = mcp.call_tool("junk", json!({}), &RequestOptions::default()).await.unwrap();
+    let entries = engine::bridge::ask::log(&*platform, &link, 0).await.unwrap();
+    assert!(entries.iter().any(|e| e.kind == engine::bridge::LogKind::Stderr && e.text == "fixture: started"), "{entries:?}");
+    let junk: Vec<_> = entries.iter().filter(|e| e.kind == engine::bridge::LogKind::Junk).collect();
+    assert_eq!(junk.len(), 1);
+    assert!(junk[0].is_fault());
+    let after = entries.last().unwrap().n;
+    assert!(engine::bridge::ask::log(&*platform, &link, after).await.unwrap().is_empty());
+    let wrong = BridgeLink { token: "f".repeat(64), ..link.clone() };
+    let refused = engine::bridge::ask::info(&*platform, &wrong).await.unwrap_err();
+    assert!(matches!(&refused, engine::bridge::AskError::Refused(f) if f.kind == FaultKind::Token), "{refused:?}");
+    drop(bridge);
+    let gone = engine::bridge::ask::info(&*platform, &link).await.unwrap_err();
+    assert!(matches!(gone, engine::bridge::AskError::Unreachable(_)), "{gone:?}");
+}

@@ -7,10 +7,12 @@
 // What the bridge and the address bar send is outside text: no slicing by byte index.
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 
+pub mod ask;
 pub mod command;
 pub mod fault;
 pub mod link;
 
+pub use ask::AskError;
 pub use command::{CommandLine, bridge_command, relay_command};
 pub use fault::{BridgeFault, FaultKind, LogEntry, LogKind};
 pub use link::{BridgeInfo, BridgeLink, LinkError};
