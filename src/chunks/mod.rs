@@ -85,6 +85,27 @@ split_point! {
 }
 
 split_point! {
+    /// The consent screen for a bridge the page's address offered (`loopscope bridge`'s link).
+    explore: fn bridge_offer() {
+        Ok(ViewFn::from(|| crate::servers::BridgeOffer().into_any()))
+    }
+}
+
+split_point! {
+    /// The bridge command for a stdio server's command line typed where an address goes.
+    explore: fn command_hint(text: String, problem: String) {
+        Ok(ViewFn::from(move || view! { <crate::servers::CommandHint text=text.clone() problem=problem.clone()/> }.into_any()))
+    }
+}
+
+split_point! {
+    /// The ways out for a server the browser would not let the page read (CORS).
+    explore: fn reach_hint(url: String) {
+        Ok(ViewFn::from(move || view! { <crate::servers::ReachHint url=url.clone()/> }.into_any()))
+    }
+}
+
+split_point! {
     /// An MCP App under its tool call in the chat: the sandbox's frame and the app's host. In
     /// the explore chunk, with the other extensions' code (skills).
     explore: fn app_frame(block: RwSignal<engine::chat::Block>) {

@@ -143,6 +143,18 @@ pub fn ServerCard(entry: ServerEntry) -> impl IntoView {
                 }
             }))}
             {
+                let url = entry.url.clone();
+                let blocked = move || data.with(|d| d.cors_blocked) && state.with(|s| s.failure().is_some());
+                view! {
+                    <Show when=blocked>
+                        <OnDemand what="ways to reach it" load={
+                            let url = url.clone();
+                            move || crate::chunks::reach_hint(url.clone())
+                        }/>
+                    </Show>
+                }
+            }
+            {
                 let (shown, section) = (entry.clone(), StoredValue::new(entry.clone()));
                 view! {
                     <Show when=move || relevant(&shown)>

@@ -2,12 +2,14 @@
 //! offers. The page's own functions are listed as a server of their own.
 
 mod auth;
+mod bridge;
 mod card;
 mod connected;
 mod explore;
 mod tools;
 
 pub use auth::AuthSection;
+pub use bridge::{BridgeOffer, CommandHint, ReachHint};
 pub use card::{Tab, tab_view};
 pub use connected::{ServerInfo, ServerTabs};
 pub use tools::LocalTools;
@@ -34,13 +36,23 @@ pub fn ServersPanel() -> impl IntoView {
     let headers = RwSignal::new(String::new());
     let remember = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
+    // What was typed when it is not an address but may be a command line (the explore chunk's
+    // code tells, and answers with the bridge command): (the text, the address's problem).
+    let command = RwSignal::new(None::<(String, String)>);
     // What the last add moved out of the address (a key in the query, a password), said once.
     let moved = RwSignal::new(None::<String>);
     let add = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         // The engine reads the address: the URL policy, and secrets moved out of it.
-        let address = match server_address::prepare(&url.get_untracked()) {
+        command.set(None);
+        let typed = url.get_untracked();
+        let address = match server_address::prepare(&typed) {
             Ok(a) => a,
+            Err(e) if typed.trim().contains(' ') => {
+                error.set(None);
+                command.set(Some((typed, e.to_string())));
+                return;
+            }
             Err(e) => {
                 error.set(Some(e.to_string()));
                 return;
@@ -70,10 +82,14 @@ pub fn ServersPanel() -> impl IntoView {
     view! {
         <section id="servers" class="panel" aria-labelledby="servers-title">
             <h2 id="servers-title">"Servers"</h2>
+            <crate::chunks::OnDemandWhen when=Signal::derive(move || svc.servers.offer.with(Option::is_some))
+                what="bridge's offer" load=crate::chunks::bridge_offer/>
             <form class="add-server" on:submit=add aria-label="Add an MCP server">
                 <div class="field">
-                    <label for="server-url">"MCP server URL"</label>
-                    <input id="server-url" type="url" placeholder="http://127.0.0.1:3001/mcp" spellcheck="false"
+                    <label for="server-url">"MCP server URL, or a stdio server's command"</label>
+                    // Text, not type="url": a command line must reach the form's own answer.
+                    <input id="server-url" type="text" inputmode="url" autocomplete="off" placeholder="http://127.0.0.1:3001/mcp"
+                        spellcheck="false"
                         prop:value=move || url.get() on:input=move |ev| url.set(event_target_value(&ev))/>
                 </div>
                 <details>
@@ -100,6 +116,9 @@ pub fn ServersPanel() -> impl IntoView {
                 </details>
                 <button type="submit" class="primary">"Connect"</button>
                 {move || error.get().map(|e| view! { <p class="form-error" role="alert">{e}</p> })}
+                {move || command.get().map(|(text, problem)| view! {
+                    <crate::chunks::OnDemand what="bridge command" load=move || crate::chunks::command_hint(text.clone(), problem.clone())/>
+                })}
                 {move || moved.get().map(|m| view! { <p class="hint" role="status">{m}</p> })}
             </form>
             <Show when=move || !has_demo()>

@@ -56,7 +56,9 @@ impl Services {
     pub(crate) async fn run_connection(self, id: String, client: Client, listen: CancelToken, url: String) {
         let svc = self;
         let Some(entry) = self.servers.entry(&id) else { return };
-        match client.connect().await {
+        let outcome = client.connect().await;
+        entry.update(|d| d.cors_blocked = outcome.as_ref().is_err_and(engine::mcp::McpError::maybe_cors));
+        match outcome {
             Err(_) => {
                 // From a public site (GitHub Pages), a server on this machine needs the user's
                 // Local Network Access permission first; a refusal looks like CORS.

@@ -3,6 +3,7 @@
 
 mod auth;
 mod both_ways;
+mod bridge;
 mod chat;
 mod connect;
 mod connection;
@@ -130,6 +131,7 @@ impl Services {
             services.add_demo_server();
         }
         services.note_lesson_from_address();
+        services.note_bridge_from_address();
         services
     }
 

@@ -73,6 +73,9 @@ pub struct ServerData {
     /// Whether the user lets the tools this server marks destructive run without asking (in
     /// memory only: a reload asks again).
     pub destructive_allowed: bool,
+    /// The last connect got no answer the browser let the page read (CORS, most likely): the
+    /// card shows the ways out (the bridge's `--to`, the SDKs' lines).
+    pub cors_blocked: bool,
 }
 
 /// One server on the page: its own reactive state, apart from every other server's, so a log
@@ -152,6 +155,9 @@ pub struct Servers {
     /// Servers this tab removed (address, label): a save drops them from what is stored, and
     /// keeps the servers another tab added (`engine::saved::merge`).
     removed: StoredValue<Vec<(String, String)>>,
+    /// A bridge the page's address offered (`#bridge=…&token=…`, the fragment as it was), until
+    /// the user connects or declines (`servers/bridge.rs`).
+    pub offer: RwSignal<Option<String>>,
 }
 
 impl Servers {
@@ -163,6 +169,7 @@ impl Servers {
             next: StoredValue::new(1),
             owner: StoredValue::new_local(Owner::current().unwrap_or_default()),
             removed: StoredValue::new(Vec::new()),
+            offer: RwSignal::new(None),
         }
     }
 

@@ -69,7 +69,10 @@ async fn the_page_asks_the_bridge_what_it_serves_and_reads_its_log() {
     mcp.connect().await.unwrap();
     let _ = mcp.call_tool("junk", json!({}), &RequestOptions::default()).await.unwrap();
     let entries = engine::bridge::ask::log(&*platform, &link, 0).await.unwrap();
-    assert!(entries.iter().any(|e| e.kind == engine::bridge::LogKind::Stderr && e.text == "fixture: started"), "{entries:?}");
+    assert!(
+        entries.iter().any(|e| e.kind == engine::bridge::LogKind::Stderr && e.text == "fixture: started"),
+        "{entries:?}"
+    );
     let junk: Vec<_> = entries.iter().filter(|e| e.kind == engine::bridge::LogKind::Junk).collect();
     assert_eq!(junk.len(), 1);
     assert!(junk[0].is_fault());

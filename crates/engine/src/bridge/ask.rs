@@ -15,7 +15,9 @@ const MAX_LOG: usize = 16 * 1024 * 1024;
 /// Why the bridge could not be asked.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum AskError {
-    #[error("nothing answers at {0}: the bridge has stopped, or this link is from an earlier run. Start it again and open the link it prints")]
+    #[error(
+        "nothing answers at {0}: the bridge has stopped, or this link is from an earlier run. Start it again and open the link it prints"
+    )]
     Unreachable(String),
     #[error("the bridge refused: {}", .0.message)]
     Refused(Box<BridgeFault>),

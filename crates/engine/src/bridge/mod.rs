@@ -9,11 +9,13 @@
 
 pub mod ask;
 pub mod command;
+pub mod cors;
 pub mod fault;
 pub mod link;
 
 pub use ask::AskError;
 pub use command::{CommandLine, bridge_command, relay_command};
+pub use cors::{CorsFix, ReachAdvice, reach_advice};
 pub use fault::{BridgeFault, FaultKind, LogEntry, LogKind};
 pub use link::{BridgeInfo, BridgeLink, LinkError};
 

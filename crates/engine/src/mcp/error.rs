@@ -123,6 +123,12 @@ impl McpError {
         }
     }
 
+    /// Whether the browser may have refused to let the page read an answer (CORS): no HTTP
+    /// answer, with something answering at the address or no way to tell.
+    pub fn maybe_cors(&self) -> bool {
+        matches!(self, McpError::Network { reach: Reach::Answers | Reach::Unknown, .. })
+    }
+
     /// The JSON-RPC error object, whether it came in a 200 or inside an HTTP error body.
     pub fn rpc_error(&self) -> Option<&ErrorObject> {
         match self {
