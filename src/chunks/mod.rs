@@ -85,23 +85,11 @@ split_point! {
 }
 
 split_point! {
-    /// The consent screen for a bridge the page's address offered (`loopscope bridge`'s link).
-    explore: fn bridge_offer() {
-        Ok(ViewFn::from(|| crate::servers::BridgeOffer().into_any()))
-    }
-}
-
-split_point! {
-    /// The bridge command for a stdio server's command line typed where an address goes.
-    explore: fn command_hint(text: String, problem: String) {
-        Ok(ViewFn::from(move || view! { <crate::servers::CommandHint text=text.clone() problem=problem.clone()/> }.into_any()))
-    }
-}
-
-split_point! {
-    /// The ways out for a server the browser would not let the page read (CORS).
-    explore: fn reach_hint(url: String) {
-        Ok(ViewFn::from(move || view! { <crate::servers::ReachHint url=url.clone()/> }.into_any()))
+    /// What the page says of the bridge (`loopscope bridge`): its link's consent screen, the
+    /// command for a typed command line, a CORS refusal's ways out. One split point for the three
+    /// (each costs the first chunk its stub).
+    explore: fn bridge(shown: crate::servers::BridgeView) {
+        Ok(ViewFn::from(move || crate::servers::bridge_view(shown.clone())))
     }
 }
 

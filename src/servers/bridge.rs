@@ -5,8 +5,18 @@
 
 use leptos::prelude::*;
 
+use super::BridgeView;
 use crate::state::use_services;
 use engine::bridge::{BridgeInfo, BridgeLink, CommandLine, ask, bridge_command, reach_advice};
+
+/// The view the split point asked for.
+pub fn bridge_view(shown: BridgeView) -> AnyView {
+    match shown {
+        BridgeView::Offer => BridgeOffer().into_any(),
+        BridgeView::Command { text, problem } => view! { <CommandHint text problem/> }.into_any(),
+        BridgeView::Reach { url } => view! { <ReachHint url/> }.into_any(),
+    }
+}
 
 /// This page's address without its fragment (what the bridge's `--page` should name).
 fn this_page() -> String {
@@ -34,7 +44,7 @@ fn CopyLine(text: String, label: &'static str) -> impl IntoView {
 
 /// The consent screen for a bridge the page's address offered.
 #[component]
-pub fn BridgeOffer() -> impl IntoView {
+fn BridgeOffer() -> impl IntoView {
     let svc = use_services();
     let Some(hash) = svc.servers.offer.get_untracked() else { return ().into_any() };
     let dismiss = move |_| svc.servers.offer.set(None);
@@ -96,7 +106,7 @@ pub fn BridgeOffer() -> impl IntoView {
 /// What to do with a command line typed where a server's address goes, or the address's own
 /// problem when it is not one.
 #[component]
-pub fn CommandHint(text: String, problem: String) -> impl IntoView {
+fn CommandHint(text: String, problem: String) -> impl IntoView {
     let Some(command) = CommandLine::read(&text) else {
         return view! { <p class="form-error" role="alert">{problem}</p> }.into_any();
     };
@@ -117,7 +127,7 @@ pub fn CommandHint(text: String, problem: String) -> impl IntoView {
 
 /// The ways out for a server whose answers the browser would not let the page read.
 #[component]
-pub fn ReachHint(url: String) -> impl IntoView {
+fn ReachHint(url: String) -> impl IntoView {
     let origin = location().origin().unwrap_or_default();
     let advice = reach_advice(&url, &this_page(), &origin);
     view! {

@@ -149,7 +149,7 @@ pub fn ServerCard(entry: ServerEntry) -> impl IntoView {
                     <Show when=blocked>
                         <OnDemand what="ways to reach it" load={
                             let url = url.clone();
-                            move || crate::chunks::reach_hint(url.clone())
+                            move || crate::chunks::bridge(super::BridgeView::Reach { url: url.clone() })
                         }/>
                     </Show>
                 }

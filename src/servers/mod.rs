@@ -9,7 +9,18 @@ mod explore;
 mod tools;
 
 pub use auth::AuthSection;
-pub use bridge::{BridgeOffer, CommandHint, ReachHint};
+pub use bridge::bridge_view;
+
+/// Which of the bridge's views to show (`servers/bridge.rs`, in the explore chunk).
+#[derive(Clone)]
+pub enum BridgeView {
+    /// The consent screen for the bridge the page's address offered.
+    Offer,
+    /// A command line typed where an address goes (the text, the address's own problem).
+    Command { text: String, problem: String },
+    /// The ways out for a server the browser may not read.
+    Reach { url: String },
+}
 pub use card::{Tab, tab_view};
 pub use connected::{ServerInfo, ServerTabs};
 pub use tools::LocalTools;
@@ -83,7 +94,7 @@ pub fn ServersPanel() -> impl IntoView {
         <section id="servers" class="panel" aria-labelledby="servers-title">
             <h2 id="servers-title">"Servers"</h2>
             <crate::chunks::OnDemandWhen when=Signal::derive(move || svc.servers.offer.with(Option::is_some))
-                what="bridge's offer" load=crate::chunks::bridge_offer/>
+                what="bridge's offer" load=|| crate::chunks::bridge(BridgeView::Offer)/>
             <form class="add-server" on:submit=add aria-label="Add an MCP server">
                 <div class="field">
                     <label for="server-url">"MCP server URL, or a stdio server's command"</label>
@@ -117,7 +128,8 @@ pub fn ServersPanel() -> impl IntoView {
                 <button type="submit" class="primary">"Connect"</button>
                 {move || error.get().map(|e| view! { <p class="form-error" role="alert">{e}</p> })}
                 {move || command.get().map(|(text, problem)| view! {
-                    <crate::chunks::OnDemand what="bridge command" load=move || crate::chunks::command_hint(text.clone(), problem.clone())/>
+                    <crate::chunks::OnDemand what="bridge command"
+                        load=move || crate::chunks::bridge(BridgeView::Command { text: text.clone(), problem: problem.clone() })/>
                 })}
                 {move || moved.get().map(|m| view! { <p class="hint" role="status">{m}</p> })}
             </form>

@@ -16,8 +16,17 @@ const LOG_EVERY_MS: u64 = 2_000;
 const LOG_GIVE_UP: u32 = 3;
 
 impl Services {
-    /// Notes a bridge the page's address offers, and takes the fragment out of the address.
+    /// Notes a bridge the page's address offers, now and whenever the fragment changes (a link
+    /// pasted into this tab's address bar does not reload the page).
     pub(super) fn note_bridge_from_address(&self) {
+        self.note_bridge();
+        let svc = *self;
+        // For the page's whole life: never removed.
+        let _ = window_event_listener(leptos::ev::hashchange, move |_| svc.note_bridge());
+    }
+
+    /// Takes a bridge's link out of the address, noting its offer.
+    fn note_bridge(&self) {
         let hash = location().hash().unwrap_or_default();
         if !hash.contains("bridge=") {
             return;
