@@ -10,11 +10,11 @@ import { join } from "node:path";
 import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 
 const BUDGET = {
-  first: { gzip: 296_000, brotli: 240_600 },
+  first: { gzip: 298_900, brotli: 242_400 },
   // Per chunk, gzip, by split point (src/chunks/).
   chunks: {
-    agent: 344_300, workshop: 156_600, explore: 252_100, detail: 55_900, signin: 83_200, demo: 52_900, settings: 71_000,
-    compare: 32_000,
+    agent: 344_300, workshop: 156_600, explore: 271_300, detail: 56_500, signin: 84_000, demo: 53_700, settings: 71_000,
+    compare: 32_900,
   },
 };
 // Issue 21's target for the first load.

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::Services;
-use engine::bridge::{BridgeLink, LogEntry, LogKind, ask};
+use engine::bridge::{BridgeLink, LogEntry, LogKind, ask, is_fault};
 use engine::platform::Platform;
 
 /// How often a bridged server's log is read, and how many failed reads in a row end it.
@@ -84,7 +84,7 @@ impl Services {
 }
 
 fn level(e: &LogEntry) -> &'static str {
-    if e.is_fault() { "error" } else { "bridge" }
+    if is_fault(e.kind) { "error" } else { "bridge" }
 }
 
 /// A log entry as the card's Log tab shows it: what it is, then the text (a stranger's: its

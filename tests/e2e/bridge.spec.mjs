@@ -85,6 +85,10 @@ test("a stdio server from npm: the link, the consent, the loop, a call by hand a
   // Its stderr, through the bridge's own channel, in the Log tab.
   await card.getByRole("tab", { name: "Log" }).click();
   await expect(card.getByText(/stderr: Knowledge Graph MCP Server running on stdio/)).toBeVisible({ timeout: 10_000 });
+  // One process for the connection: the child the page's server/discover probe started is the
+  // session's (its stderr line is there once).
+  await expect(card.getByText(/stderr: Knowledge Graph MCP Server running on stdio/)).toHaveCount(1);
+  await expect(card.getByText(/bridge: started: npx -y @modelcontextprotocol\/server-memory/)).toHaveCount(1);
   await snap(page, "bridge-stdio-log");
   console.expectNone();
 });
@@ -142,8 +146,13 @@ test("a server process that dies mid-call is the bridge's error, with its exit c
   const result = second.messages[2].content[0];
   expect(result.is_error).toBe(true);
   expect(JSON.stringify(result.content)).toContain("exited with code 3");
-  await openRow(page, /MCP: bridge_fixture to Loopscope: .*bridge/);
-  await expect(page.getByRole("dialog").first()).toContainText("fixture: about to die");
+  await openRow(page, /tools\/call #\d+, die, .*HTTP 502, bridge/);
+  await expect(page.getByRole("dialog").first()).toContainText("exited with code 3");
   await snap(page, "bridge-child-died");
+  await page.keyboard.press("Escape");
+  // Its last words, through the bridge's own channel, on the card.
+  await card.getByRole("tab", { name: "Log" }).click();
+  await expect(card.getByText("stderr: fixture: about to die")).toBeVisible({ timeout: 10_000 });
+  await expect(card.getByText("bridge: the process ended: exited with code 3")).toBeVisible();
   console.expectNone();
 });

@@ -121,12 +121,12 @@ async fn main() {
     let connected = futures::future::join_all(clients.iter().map(|c| c.connect())).await;
     assert!(connected.iter().all(Result::is_ok), "{SESSIONS} sessions open");
     let opened = started.elapsed();
-    let opts = RequestOptions::default();
+    let opts = &RequestOptions::default();
     let started = Instant::now();
     let calls = futures::future::join_all(
         clients
             .iter()
-            .flat_map(|c| (0..10).map(move |i| c.call_tool("echo", json!({"message": format!("{i}")}), &opts))),
+            .flat_map(|c| (0..10).map(move |i| c.call_tool("echo", json!({"message": format!("{i}")}), opts))),
     )
     .await;
     let elapsed = started.elapsed();

@@ -8,7 +8,7 @@ mod common;
 mod support;
 
 use common::Bridge;
-use engine::bridge::{BridgeLink, FaultKind};
+use engine::bridge::{BridgeLink, ErrorKind};
 use engine::layer::Layer;
 use engine::mcp::{Handlers, McpClient, McpError, RequestOptions, ServerConfig};
 use engine::trace::Tracer;
@@ -38,8 +38,8 @@ async fn the_engine_speaks_through_the_bridge_and_names_its_layer() {
     let died = mcp.call_tool("die", json!({}), &RequestOptions::default()).await.unwrap_err();
     assert_eq!(died.layer(), Layer::Bridge, "{died:?}");
     let McpError::Bridge(fault) = &died else { panic!("{died:?}") };
-    assert_eq!(fault.kind, FaultKind::Exited);
-    assert_eq!(fault.exit_code, Some(3));
+    assert_eq!(fault.kind(), ErrorKind::Exited);
+    assert_eq!(fault.error.exit_code, Some(3));
     let hint = died.hint().unwrap();
     assert!(hint.contains("with code 3") && hint.contains("about to die"), "{hint}");
 }
@@ -51,7 +51,7 @@ async fn a_wrong_token_is_the_bridges_refusal_not_a_sign_in() {
     let refused = mcp.connect().await.unwrap_err();
     assert_eq!(refused.layer(), Layer::Bridge, "{refused:?}");
     let McpError::Bridge(fault) = &refused else { panic!("{refused:?}") };
-    assert_eq!(fault.kind, FaultKind::Token);
+    assert_eq!(fault.kind(), ErrorKind::Token);
     assert!(refused.hint().unwrap().contains("connect link"));
     assert_eq!(bridge.started().await, 0);
 }
@@ -75,12 +75,12 @@ async fn the_page_asks_the_bridge_what_it_serves_and_reads_its_log() {
     );
     let junk: Vec<_> = entries.iter().filter(|e| e.kind == engine::bridge::LogKind::Junk).collect();
     assert_eq!(junk.len(), 1);
-    assert!(junk[0].is_fault());
+    assert!(engine::bridge::is_fault(junk[0].kind));
     let after = entries.last().unwrap().n;
     assert!(engine::bridge::ask::log(&*platform, &link, after).await.unwrap().is_empty());
     let wrong = BridgeLink { token: "f".repeat(64), ..link.clone() };
     let refused = engine::bridge::ask::info(&*platform, &wrong).await.unwrap_err();
-    assert!(matches!(&refused, engine::bridge::AskError::Refused(f) if f.kind == FaultKind::Token), "{refused:?}");
+    assert!(matches!(&refused, engine::bridge::AskError::Refused(f) if f.kind() == ErrorKind::Token), "{refused:?}");
     drop(bridge);
     let gone = engine::bridge::ask::info(&*platform, &link).await.unwrap_err();
     assert!(matches!(gone, engine::bridge::AskError::Unreachable(_)), "{gone:?}");

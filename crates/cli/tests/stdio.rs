@@ -148,3 +148,19 @@ async fn a_body_that_is_not_one_json_rpc_message_starts_nothing() {
     }
     assert_eq!(bridge.started().await, 0);
 }
+
+#[tokio::test]
+async fn the_probes_child_becomes_the_sessions_one_process_per_connection() {
+    let bridge = Bridge::fixture();
+    // The page's 2026-07-28 probe, without a session: a 2025 server answers with an error.
+    let probe =
+        bridge.post(None, &json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover"})).send().await.unwrap();
+    assert!(probe.text().await.unwrap().contains("-32601"));
+    let session = bridge.initialize().await;
+    assert_eq!(bridge.call(&session, 2, "echo").await.status(), 200);
+    assert_eq!(bridge.started().await, 1, "{:#?}", bridge.log().await);
+    // A second connection gets a process of its own; a probe after that starts a fresh shared one.
+    let other = bridge.initialize().await;
+    assert_ne!(other, session);
+    assert_eq!(bridge.started().await, 2);
+}

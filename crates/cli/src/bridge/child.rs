@@ -9,11 +9,13 @@
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::http::StatusCode;
 use bytes::Bytes;
+use protocol::bridge::ErrorKind;
 use serde::Deserialize;
 use serde_json::Value;
 use tokio::io::{AsyncWriteExt, BufReader};
@@ -56,8 +58,10 @@ struct Routes {
 
 /// A running child.
 pub struct Child {
-    /// The session it serves (`None`: requests sent without one).
-    pub session: Option<String>,
+    /// The session it serves (`None`: requests sent without one, until an `initialize` adopts it).
+    session: Mutex<Option<String>>,
+    /// Whether an `initialize` went to it (a child that had one is never adopted by another).
+    handshaken: AtomicBool,
     stdin: tokio::sync::Mutex<Option<ChildStdin>>,
     routes: Mutex<Routes>,
     pid: Option<u32>,
@@ -96,7 +100,7 @@ impl Child {
         program: &Program,
         session: Option<String>,
         log: Arc<Log>,
-        on_end: impl FnOnce() + Send + 'static,
+        on_end: impl FnOnce(&Child) + Send + 'static,
     ) -> Result<Arc<Child>, BridgeError> {
         let mut command = Command::new(&program.path);
         command.args(&program.args).envs(program.env.iter().cloned());
@@ -107,18 +111,23 @@ impl Child {
         let mut process = command.spawn().map_err(|e| {
             let message = format!("cannot start `{}`: {e}", program.shown);
             log.add(Kind::Exit, session.as_deref(), &message);
-            BridgeError::new("spawn", StatusCode::BAD_GATEWAY, message)
+            BridgeError::new(ErrorKind::Spawn, StatusCode::BAD_GATEWAY, message)
         })?;
         log.add(Kind::Start, session.as_deref(), &format!("{} (pid {})", program.shown, process.id().unwrap_or(0)));
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (process.stdin.take(), process.stdout.take(), process.stderr.take())
         else {
-            return Err(BridgeError::new("spawn", StatusCode::BAD_GATEWAY, "the child's pipes could not be opened"));
+            return Err(BridgeError::new(
+                ErrorKind::Spawn,
+                StatusCode::BAD_GATEWAY,
+                "the child's pipes could not be opened",
+            ));
         };
         let (ended_tx, ended) = watch::channel(false);
         let (kill, mut kill_rx) = mpsc::channel(1);
         let child = Arc::new(Child {
-            session,
+            session: Mutex::new(session),
+            handshaken: AtomicBool::new(false),
             stdin: tokio::sync::Mutex::new(Some(stdin)),
             routes: Mutex::default(),
             pid: process.id(),
@@ -141,7 +150,7 @@ impl Child {
                     Line::Whole(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
                     Line::TooLong(n) => format!("(a line of {n} bytes, not kept)"),
                 };
-                errors.log.add(Kind::Stderr, errors.session.as_deref(), &text);
+                errors.log.add(Kind::Stderr, errors.session().as_deref(), &text);
             }
         });
         let watcher = Arc::clone(&child);
@@ -157,7 +166,7 @@ impl Child {
             let _ = tokio::time::timeout(Duration::from_millis(500), stderr_done).await;
             watcher.ended_with(status);
             let _ = ended_tx.send(true);
-            on_end();
+            on_end(&watcher);
         });
         Ok(child)
     }
@@ -168,14 +177,15 @@ impl Child {
             Ok(s) => (s.code(), describe(s)),
             Err(e) => (None, format!("could not be waited for: {e}")),
         };
-        let session = self.session.as_deref();
+        let session = self.session();
+        let session = session.as_deref();
         let mut error = BridgeError::new(
-            "exited",
+            ErrorKind::Exited,
             StatusCode::BAD_GATEWAY,
             format!("the server's process {how}; its session is over (the bridge is still running: connect again)"),
         );
-        error.exit_code = code;
-        error.stderr = self.log.stderr_tail(session, 10);
+        error.error.exit_code = code;
+        error.error.stderr = self.log.stderr_tail(session, 10);
         self.log.add(Kind::Exit, session, &how);
         let Ok(mut routes) = self.routes.lock() else { return };
         for w in routes.waiting.drain(..) {
@@ -183,6 +193,33 @@ impl Child {
         }
         routes.stream = None;
         routes.ended = Some(error);
+    }
+
+    /// The session it serves, if any.
+    pub fn session(&self) -> Option<String> {
+        self.session.lock().ok().and_then(|s| s.clone())
+    }
+
+    /// Notes that an `initialize` is going to it.
+    pub fn note_initialize(&self) {
+        self.handshaken.store(true, Ordering::SeqCst);
+    }
+
+    /// Makes a session-less child (started for the page's `server/discover` probe, which a 2025
+    /// server answers with an error and nothing else) the child of session `id`, for its
+    /// `initialize`: one process per connection, not two. Only once, and never one that had a
+    /// handshake of its own.
+    pub fn adopt(&self, id: &str) -> bool {
+        if self.handshaken.swap(true, Ordering::SeqCst) || self.ending().is_some() {
+            return false;
+        }
+        match self.session.lock() {
+            Ok(mut s) if s.is_none() => {
+                *s = Some(id.to_owned());
+                true
+            }
+            _ => false,
+        }
     }
 
     /// How it ended, if it has.
@@ -204,7 +241,11 @@ impl Child {
             return Ok(());
         }
         Err(self.ending().unwrap_or_else(|| {
-            BridgeError::new("exited", StatusCode::BAD_GATEWAY, "the server's process stopped reading its stdin")
+            BridgeError::new(
+                ErrorKind::Exited,
+                StatusCode::BAD_GATEWAY,
+                "the server's process stopped reading its stdin",
+            )
         }))
     }
 
@@ -241,7 +282,8 @@ impl Child {
     }
 
     async fn route(&self, line: Line) {
-        let session = self.session.as_deref();
+        let session = self.session();
+        let session = session.as_deref();
         let bytes = match line {
             Line::Whole(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => return,
             Line::Whole(bytes) => Bytes::from(bytes),
@@ -252,7 +294,7 @@ impl Child {
                     MAX_LINE / (1024 * 1024)
                 );
                 self.log.add(Kind::TooLong, session, &message);
-                let error = BridgeError::new("too_long", StatusCode::BAD_GATEWAY, message);
+                let error = BridgeError::new(ErrorKind::TooLong, StatusCode::BAD_GATEWAY, message);
                 let waiting: Vec<_> = self.routes.lock().map(|mut r| r.waiting.drain(..).collect()).unwrap_or_default();
                 for w in waiting {
                     let _ = w.tx.send(Out::Failed(error.clone())).await;
@@ -335,7 +377,7 @@ impl Child {
 }
 
 fn gone() -> BridgeError {
-    BridgeError::new("exited", StatusCode::BAD_GATEWAY, "the server's process has ended")
+    BridgeError::new(ErrorKind::Exited, StatusCode::BAD_GATEWAY, "the server's process has ended")
 }
 
 fn describe(status: &std::process::ExitStatus) -> String {

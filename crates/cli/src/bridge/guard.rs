@@ -6,6 +6,7 @@
 //! origins only.
 
 use axum::http::{HeaderMap, HeaderName, HeaderValue, header};
+use protocol::bridge::ErrorKind;
 use subtle::ConstantTimeEq;
 
 /// The request headers a page may send (the preflight asks for them by name).
@@ -33,12 +34,12 @@ pub enum Refusal {
 }
 
 impl Refusal {
-    /// A short name the page reads (`Loopscope-Bridge-Error`).
-    pub fn kind(&self) -> &'static str {
+    /// The kind the page reads (`Loopscope-Bridge-Error`).
+    pub fn kind(&self) -> ErrorKind {
         match self {
-            Refusal::Host(_) => "host",
-            Refusal::Origin(_) | Refusal::NullOrigin => "origin",
-            Refusal::NoToken | Refusal::WrongToken => "token",
+            Refusal::Host(_) => ErrorKind::Host,
+            Refusal::Origin(_) | Refusal::NullOrigin => ErrorKind::Origin,
+            Refusal::NoToken | Refusal::WrongToken => ErrorKind::Token,
         }
     }
 

@@ -7,46 +7,16 @@ use std::collections::VecDeque;
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use serde::Serialize;
+use protocol::bridge::LogEntry;
+pub use protocol::bridge::LogKind as Kind;
 
 const MAX_ENTRIES: usize = 2_000;
 /// One entry's text at most (a stderr line can be any length).
 pub const MAX_TEXT: usize = 4_096;
 
-/// What happened.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Kind {
-    /// A child started (its command line).
-    Start,
-    /// A line the child wrote on stderr.
-    Stderr,
-    /// A line on stdout that is not a JSON-RPC message (dropped).
-    Junk,
-    /// A line on stdout over the bridge's limit (dropped).
-    TooLong,
-    /// The child could not start, or ended.
-    Exit,
-    /// A request the guard refused.
-    Refused,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct Entry {
-    /// Counts from 1 over the bridge's run: `?after=n` reads what came since.
-    pub n: u64,
-    /// Milliseconds since 1970.
-    pub at: u64,
-    pub kind: Kind,
-    /// The session it belongs to (`None`: the bridge's own, or a session-less child).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub session: Option<String>,
-    pub text: String,
-}
-
 #[derive(Default)]
 pub struct Log {
-    inner: Mutex<(u64, VecDeque<Entry>)>,
+    inner: Mutex<(u64, VecDeque<LogEntry>)>,
 }
 
 impl Log {
@@ -62,14 +32,14 @@ impl Log {
         let Ok(mut inner) = self.inner.lock() else { return };
         inner.0 += 1;
         let n = inner.0;
-        inner.1.push_back(Entry { n, at, kind, session: session.map(str::to_owned), text });
+        inner.1.push_back(LogEntry { n, at, kind, session: session.map(str::to_owned), text });
         while inner.1.len() > MAX_ENTRIES {
             inner.1.pop_front();
         }
     }
 
     /// The entries after `after` (at most the last [`MAX_ENTRIES`]).
-    pub fn since(&self, after: u64) -> Vec<Entry> {
+    pub fn since(&self, after: u64) -> Vec<LogEntry> {
         self.inner.lock().map(|inner| inner.1.iter().filter(|e| e.n > after).cloned().collect()).unwrap_or_default()
     }
 
@@ -97,6 +67,7 @@ fn label(kind: Kind) -> &'static str {
         Kind::TooLong => "line too long on stdout",
         Kind::Exit => "ended",
         Kind::Refused => "",
+        Kind::Other => "note",
     }
 }
 

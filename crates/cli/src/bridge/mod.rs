@@ -20,6 +20,7 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{Method, Response, StatusCode, header};
+use protocol::bridge::ErrorKind;
 use serde_json::json;
 
 use self::guard::Guard;
@@ -190,10 +191,12 @@ async fn handle(State(bridge): State<Arc<Bridge>>, request: Request) -> Response
                 parts.uri.query().and_then(|q| q.strip_prefix("after=")).and_then(|n| n.parse().ok()).unwrap_or(0);
             reply::json(StatusCode::OK, json!({ "entries": bridge.log.since(after) }).to_string())
         }
-        _ => {
-            BridgeError::new("not_found", StatusCode::NOT_FOUND, "the bridge serves /mcp, /bridge and /bridge/log only")
-                .into_response()
-        }
+        _ => BridgeError::new(
+            ErrorKind::NotFound,
+            StatusCode::NOT_FOUND,
+            "the bridge serves /mcp, /bridge and /bridge/log only",
+        )
+        .into_response(),
     };
     reply::finish(answer, caller.origin.as_deref())
 }

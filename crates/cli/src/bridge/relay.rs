@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use axum::body::Body;
 use axum::http::{HeaderMap, HeaderName, Method, Response, StatusCode};
+use protocol::bridge::ErrorKind;
 use reqwest::Url;
 
 use super::reply::BridgeError;
@@ -41,7 +42,7 @@ impl Relay {
     async fn relay(&self, method: &Method, headers: &HeaderMap, body: Body) -> Result<Response<Body>, BridgeError> {
         let body = axum::body::to_bytes(body, MAX_BODY).await.map_err(|_| {
             BridgeError::new(
-                "too_large",
+                ErrorKind::TooLarge,
                 StatusCode::PAYLOAD_TOO_LARGE,
                 format!("a body over {} MiB", MAX_BODY / (1024 * 1024)),
             )
@@ -56,7 +57,7 @@ impl Relay {
             let why =
                 if e.is_connect() { "nothing answers there (is the server running?)" } else { "the connection failed" };
             BridgeError::new(
-                "relay",
+                ErrorKind::Relay,
                 StatusCode::BAD_GATEWAY,
                 format!("the server at {} did not answer: {why}", self.url),
             )

@@ -4,45 +4,32 @@
 
 use axum::body::Body;
 use axum::http::{HeaderName, HeaderValue, Response, StatusCode, header};
-use serde::Serialize;
+use protocol::bridge::{ERROR_HEADER, ErrorBody, ErrorKind, MARK_HEADER};
 
 use super::guard::{self, Refusal};
 
-/// Marks every answer as the bridge's, so the page can tell a bridge from a server.
-pub const BRIDGE_HEADER: HeaderName = HeaderName::from_static("loopscope-bridge");
-pub const ERROR_HEADER: HeaderName = HeaderName::from_static("loopscope-bridge-error");
-
-/// What went wrong on the bridge's side of the hop.
-#[derive(Clone, Debug, Serialize)]
+/// What went wrong on the bridge's side of the hop (its wire: `protocol::bridge::ErrorBody`).
+#[derive(Clone, Debug)]
 pub struct BridgeError {
-    /// `spawn`, `exited`, `too_long`, `busy`, `no_session`, `too_large`, `not_json_rpc`, `relay`,
-    /// `token`, `origin`, `host`, `not_found`, `stream_open`.
-    pub kind: &'static str,
-    pub message: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub exit_code: Option<i32>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub stderr: Vec<String>,
-    #[serde(skip)]
+    pub error: ErrorBody,
     pub status: StatusCode,
 }
 
 impl BridgeError {
-    pub fn new(kind: &'static str, status: StatusCode, message: impl Into<String>) -> BridgeError {
-        BridgeError { kind, message: message.into(), exit_code: None, stderr: Vec::new(), status }
+    pub fn new(kind: ErrorKind, status: StatusCode, message: impl Into<String>) -> BridgeError {
+        BridgeError { error: ErrorBody { kind, message: message.into(), exit_code: None, stderr: Vec::new() }, status }
     }
 
     pub fn body(&self) -> String {
-        serde_json::json!({ "bridge_error": self }).to_string()
+        serde_json::json!({ "bridge_error": self.error }).to_string()
     }
 
     pub fn into_response(self) -> Response<Body> {
         let mut r = Response::new(Body::from(self.body()));
         *r.status_mut() = self.status;
         r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        if let Ok(v) = HeaderValue::from_str(self.kind) {
-            r.headers_mut().insert(ERROR_HEADER, v);
-        }
+        r.headers_mut()
+            .insert(HeaderName::from_static(ERROR_HEADER), HeaderValue::from_static(self.error.kind.as_str()));
         r
     }
 }
@@ -62,7 +49,7 @@ pub fn refused(refusal: &Refusal, origin: Option<&str>) -> Response<Body> {
 /// Adds what every answer to an accepted request carries: the bridge's mark and CORS headers for
 /// the page's origin.
 pub fn finish(mut r: Response<Body>, origin: Option<&str>) -> Response<Body> {
-    r.headers_mut().insert(BRIDGE_HEADER, HeaderValue::from_static(env!("CARGO_PKG_VERSION")));
+    r.headers_mut().insert(HeaderName::from_static(MARK_HEADER), HeaderValue::from_static(env!("CARGO_PKG_VERSION")));
     if let Some(origin) = origin {
         r.headers_mut().extend(guard::cors(origin));
     }

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, Method, Response, StatusCode, header};
 use bytes::Bytes;
+use protocol::bridge::ErrorKind;
 use serde_json::Value;
 
 use super::child::{self, Child, Out, Program};
@@ -43,7 +44,7 @@ impl Stdio {
             Method::GET => self.get(headers),
             Method::DELETE => self.delete(headers).await,
             _ => Err(BridgeError::new(
-                "not_found",
+                ErrorKind::NotFound,
                 StatusCode::METHOD_NOT_ALLOWED,
                 "the MCP endpoint takes POST, GET and DELETE",
             )),
@@ -56,7 +57,7 @@ impl Stdio {
         let id = id.to_str().unwrap_or_default();
         self.sessions.lock().ok().and_then(|s| s.get(id).cloned()).map(Some).ok_or_else(|| {
             BridgeError::new(
-                "no_session",
+                ErrorKind::NoSession,
                 StatusCode::NOT_FOUND,
                 "no such session: it ended (its process exited, or it was closed) or belongs to an earlier run of the \
                  bridge; connect again",
@@ -67,17 +68,15 @@ impl Stdio {
     fn start(&self, session: Option<String>) -> Result<Arc<Child>, BridgeError> {
         let sessions = Arc::clone(&self.sessions);
         let shared = Arc::clone(&self.shared);
-        let id = session.clone();
-        Child::start(&self.program, session, Arc::clone(&self.log), move || match id {
-            Some(id) => {
-                if let Ok(mut s) = sessions.lock() {
-                    s.remove(&id);
-                }
+        // Wherever it is by then (a session-less child may have been adopted by a session).
+        Child::start(&self.program, session, Arc::clone(&self.log), move |ended: &Child| {
+            if let Ok(mut s) = sessions.lock() {
+                s.retain(|_, c| !std::ptr::eq(&**c, ended));
             }
-            None => {
-                if let Ok(mut s) = shared.lock() {
-                    s.take();
-                }
+            if let Ok(mut s) = shared.lock()
+                && s.as_deref().is_some_and(|c| std::ptr::eq(c, ended))
+            {
+                s.take();
             }
         })
     }
@@ -85,21 +84,21 @@ impl Stdio {
     async fn post(&self, headers: &HeaderMap, body: Body) -> Result<Response<Body>, BridgeError> {
         let body = axum::body::to_bytes(body, MAX_BODY).await.map_err(|_| {
             BridgeError::new(
-                "too_large",
+                ErrorKind::TooLarge,
                 StatusCode::PAYLOAD_TOO_LARGE,
                 format!("a body over {} MiB", MAX_BODY / (1024 * 1024)),
             )
         })?;
         let message: Value = serde_json::from_slice(&body).map_err(|e| {
             BridgeError::new(
-                "not_json_rpc",
+                ErrorKind::NotJsonRpc,
                 StatusCode::BAD_REQUEST,
                 format!("the body is not JSON ({e}): the bridge passes on JSON-RPC messages only"),
             )
         })?;
         if message.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
             return Err(BridgeError::new(
-                "not_json_rpc",
+                ErrorKind::NotJsonRpc,
                 StatusCode::BAD_REQUEST,
                 "the body is not one JSON-RPC 2.0 message (batches are not passed on: MCP removed them in 2025-06-18)",
             ));
@@ -111,7 +110,7 @@ impl Stdio {
             None if method == Some("initialize") => {
                 if self.sessions() >= MAX_SESSIONS {
                     return Err(BridgeError::new(
-                        "busy",
+                        ErrorKind::Busy,
                         StatusCode::SERVICE_UNAVAILABLE,
                         format!(
                             "the bridge runs at most {MAX_SESSIONS} sessions at once; close one (or restart the bridge)"
@@ -119,7 +118,13 @@ impl Stdio {
                     ));
                 }
                 let session = token_hex(16);
-                let child = self.start(Some(session.clone()))?;
+                // The child the page's probe started, if it is still fresh; else a new one.
+                let probed = self.shared.lock().ok().and_then(|mut s| s.take_if(|c| c.adopt(&session)));
+                let child = match probed {
+                    Some(child) => child,
+                    None => self.start(Some(session.clone()))?,
+                };
+                child.note_initialize();
                 if let Ok(mut s) = self.sessions.lock() {
                     s.insert(session.clone(), Arc::clone(&child));
                 }
@@ -161,7 +166,7 @@ impl Stdio {
             Some(Out::Failed(e)) => return Err(e),
             None => {
                 return Err(child.ending().unwrap_or_else(|| {
-                    BridgeError::new("exited", StatusCode::BAD_GATEWAY, "the server's process has ended")
+                    BridgeError::new(ErrorKind::Exited, StatusCode::BAD_GATEWAY, "the server's process has ended")
                 }));
             }
             Some(Out::Message(bytes)) => {
@@ -191,21 +196,21 @@ impl Stdio {
     fn get(&self, headers: &HeaderMap) -> Result<Response<Body>, BridgeError> {
         let Some(child) = self.session(headers)? else {
             return Err(BridgeError::new(
-                "not_found",
+                ErrorKind::NotFound,
                 StatusCode::METHOD_NOT_ALLOWED,
                 "a GET stream belongs to a session: send Mcp-Session-Id",
             ));
         };
         if !accepts(headers, "text/event-stream") {
             return Err(BridgeError::new(
-                "not_found",
+                ErrorKind::NotFound,
                 StatusCode::NOT_ACCEPTABLE,
                 "a GET stream is text/event-stream: say so in Accept",
             ));
         }
         let rx = child.open_stream().ok_or_else(|| {
             BridgeError::new(
-                "stream_open",
+                ErrorKind::StreamOpen,
                 StatusCode::CONFLICT,
                 "this session's GET stream is open already (one at a time)",
             )
@@ -222,13 +227,13 @@ impl Stdio {
     async fn delete(&self, headers: &HeaderMap) -> Result<Response<Body>, BridgeError> {
         let Some(child) = self.session(headers)? else {
             return Err(BridgeError::new(
-                "no_session",
+                ErrorKind::NoSession,
                 StatusCode::BAD_REQUEST,
                 "DELETE ends a session: send its Mcp-Session-Id",
             ));
         };
-        if let (Some(id), Ok(mut s)) = (&child.session, self.sessions.lock()) {
-            s.remove(id);
+        if let (Some(id), Ok(mut s)) = (child.session(), self.sessions.lock()) {
+            s.remove(&id);
         }
         child.end().await;
         let mut r = Response::new(Body::empty());

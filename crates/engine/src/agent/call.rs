@@ -262,7 +262,7 @@ fn mcp_failure_text(label: &str, tool: &str, e: &McpError) -> String {
         }
         McpError::Cancelled => format!("{head}: the user stopped it before it finished."),
         McpError::Bridge(f) => {
-            format!("{head}: {}. The tool is unavailable right now.", f.message.trim_end_matches('.'))
+            format!("{head}: {}. The tool is unavailable right now.", f.error.message.trim_end_matches('.'))
         }
         McpError::TaskEnded { task_id, by_page: true, .. } => format!(
             "{head}: the server ran it as a task ({task_id}), and the user cancelled that task before it finished. \

@@ -5,8 +5,9 @@
 use crate::limits::{BodyError, read_text};
 use crate::platform::{HttpRequest, Platform, Redirects};
 
-use super::fault::{BridgeFault, LogEntry};
+use super::fault::{BridgeFault, read_log};
 use super::link::{BridgeInfo, BridgeLink};
+use protocol::bridge::LogEntry;
 
 /// Its answers are small: a description, and at most 2,000 log entries of 4 KiB.
 const MAX_INFO: usize = 64 * 1024;
@@ -19,7 +20,7 @@ pub enum AskError {
         "nothing answers at {0}: the bridge has stopped, or this link is from an earlier run. Start it again and open the link it prints"
     )]
     Unreachable(String),
-    #[error("the bridge refused: {}", .0.message)]
+    #[error("the bridge refused: {}", .0.error.message)]
     Refused(Box<BridgeFault>),
     #[error("what answers at {0} is not loopscope bridge")]
     NotABridge(String),
@@ -54,5 +55,5 @@ pub async fn info<P: Platform>(platform: &P, link: &BridgeLink) -> Result<Bridge
 /// The bridge's log after entry `after`.
 pub async fn log<P: Platform>(platform: &P, link: &BridgeLink, after: u64) -> Result<Vec<LogEntry>, AskError> {
     let text = get(platform, link, link.log_url(after), MAX_LOG).await?;
-    Ok(LogEntry::read_all(&text))
+    Ok(read_log(&text))
 }

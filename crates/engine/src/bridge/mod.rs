@@ -16,10 +16,6 @@ pub mod link;
 pub use ask::AskError;
 pub use command::{CommandLine, bridge_command, relay_command};
 pub use cors::{CorsFix, ReachAdvice, reach_advice};
-pub use fault::{BridgeFault, FaultKind, LogEntry, LogKind};
+pub use fault::{BridgeFault, is_fault, read_log};
 pub use link::{BridgeInfo, BridgeLink, LinkError};
-
-/// The response header the bridge marks every answer with (its version).
-pub const MARK_HEADER: &str = "loopscope-bridge";
-/// The response header that names a bridge error's kind.
-pub const ERROR_HEADER: &str = "loopscope-bridge-error";
+pub use protocol::bridge::{ERROR_HEADER, ErrorKind, LogEntry, LogKind, MARK_HEADER};

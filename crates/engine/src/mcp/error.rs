@@ -66,7 +66,7 @@ pub enum McpError {
 
     /// The bridge on the user's machine (`loopscope bridge`) failed or refused: its own layer,
     /// never the server's (a child that would not start or exited, a dropped line, a wrong token).
-    #[error("bridge: {}", .0.message)]
+    #[error("bridge: {}", .0.error.message)]
     Bridge(Box<crate::bridge::BridgeFault>),
 
     /// A task ended without a result: cancelled (by the server, or after the page asked), or
