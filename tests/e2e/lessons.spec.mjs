@@ -185,7 +185,7 @@ test("a lesson's own server connects only when the user agrees, and its faults t
   await expect(consent).toBeHidden();
   await expect(page.getByRole("article", { name: "notes" }).getByText("connected", { exact: true })).toBeVisible();
   await region.getByRole("button", { name: "Ask: Search my notes." }).click();
-  await expect(chat(page).getByText(/notes_search_notes failed: .*HTTP 500 .*injected by Loopscope/)).toBeVisible();
+  await expect(chat(page).getByText(/notes_search_notes failed: .*HTTP 500 from the server \(Internal Server Error\)/)).toBeVisible();
   await timelineRow(page, /injected/);
   console.expectNone();
 });

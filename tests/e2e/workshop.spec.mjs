@@ -19,7 +19,7 @@ const SERVER_FAULTS = [
   ["malformed-json", "JSON", /could not decode the response/, "decode"],
   ["stream-cut", "stream", /could not be reached|broke off/, "stream"],
   ["rpc-32602", "-32602", /JSON-RPC error -32602 \(Invalid params\)/, "jsonrpc"],
-  ["tool-error", "isError", /The tool failed \(injected by Loopscope\)/, "tool"],
+  ["tool-error", "isError", /The tool failed/, "tool"],
 ];
 
 // Injected faults are made in the page: no request fails for real, so the console stays clean.
@@ -39,6 +39,8 @@ test("a server's Faults tab breaks its next call at the chosen layer, marked inj
     const got = await received(key);
     expect(got.isError, fault).toBe(true);
     expect(got.text, fault).toMatch(says);
+    // The timeline says the fault was staged; Claude reads what the real failure would give it.
+    expect(got.text, fault).not.toMatch(/inject|Loopscope/i);
     // Used up: the list is empty again, and the timeline marks the call.
     await expect(card.getByRole("list", { name: "Faults in force" })).toBeEmpty();
     // The newest rows are in view (the timeline follows): the last injected call is this one.

@@ -1,7 +1,9 @@
 //! Injected faults on the wire (workshop mode): for a `tools/call` a fault is in force for, the
 //! answer a failing server would give, made after the request was traced as sent, so the rest of
 //! the client meets it exactly as it would meet the real thing — the same parsing, timeouts,
-//! session handling and error layers.
+//! session handling and error layers. The answer holds nothing that says it was staged: the
+//! timeline marks the call *injected* (`TraceKind::Injected`), but what reaches Claude is
+//! what the real failure would give it.
 
 use futures::StreamExt;
 use serde_json::{Value, json};
@@ -32,6 +34,23 @@ fn answer(status: u16, content_type: &str, text: String) -> HttpResponse {
     HttpResponse::new(status, Headers::new().with("content-type", content_type), body(text))
 }
 
+/// The reason phrase a server sends with a status, as a plain-text error body.
+fn reason(status: u16) -> &'static str {
+    match status {
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        408 => "Request Timeout",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        504 => "Gateway Timeout",
+        _ => "Error",
+    }
+}
+
 impl<P: Platform> McpClient<P> {
     /// The fault in force for this message, if it is a `tools/call` request one applies to
     /// (a `Next` fault is used up here).
@@ -46,18 +65,12 @@ impl<P: Platform> McpClient<P> {
 
     pub(super) async fn inject(&self, fault: &Fault, message: Option<&Message>) -> Injection {
         let id = message.and_then(Message::id).map_or(Value::Null, |id| json!(id));
-        let injected = "(injected by Loopscope)";
         match fault {
-            Fault::Network => Injection::NoAnswer {
-                message: format!("fetch failed: the request never reached the server {injected}"),
-                reach: Reach::Nothing,
-            },
-            Fault::Cors => Injection::NoAnswer {
-                message: format!("fetch failed: the answer came without Access-Control-Allow-Origin {injected}"),
-                reach: Reach::Answers,
-            },
+            // What a browser's fetch says for both: a bare TypeError.
+            Fault::Network => Injection::NoAnswer { message: "Failed to fetch".into(), reach: Reach::Nothing },
+            Fault::Cors => Injection::NoAnswer { message: "Failed to fetch".into(), reach: Reach::Answers },
             Fault::Http { status, retry_after_s } => {
-                let mut resp = answer(*status, "text/plain", format!("HTTP {status} {injected}"));
+                let mut resp = answer(*status, "text/plain", reason(*status).to_owned());
                 if let Some(s) = retry_after_s {
                     resp.headers.set("retry-after", s.to_string());
                 }
@@ -75,19 +88,19 @@ impl<P: Platform> McpClient<P> {
             Fault::StreamCut => {
                 let start =
                     format!("event: message\ndata: {{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"content\":[{{\"ty");
-                let cut = NetworkError::new(format!("the stream was cut mid-event {injected}"));
+                let cut = NetworkError::new("network error");
                 let chunks = vec![Ok(start.into_bytes()), Err(cut)];
                 let body: Body = futures::stream::iter(chunks).boxed_local();
                 let headers = Headers::new().with("content-type", "text/event-stream");
                 Injection::Answer(HttpResponse::new(200, headers, body))
             }
             Fault::RpcError { code } => {
-                let error = json!({"code": code, "message": format!("{} {injected}", rpc_message(*code))});
+                let error = json!({"code": code, "message": rpc_message(*code)});
                 let text = json!({"jsonrpc": "2.0", "id": id, "error": error}).to_string();
                 Injection::Answer(answer(200, "application/json", text))
             }
             Fault::ToolError => {
-                let result = json!({"content": [{"type": "text", "text": format!("The tool failed {injected}")}], "isError": true});
+                let result = json!({"content": [{"type": "text", "text": "The tool failed"}], "isError": true});
                 let text = json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string();
                 Injection::Answer(answer(200, "application/json", text))
             }
