@@ -10,10 +10,10 @@ import { join } from "node:path";
 import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 
 const BUDGET = {
-  first: { gzip: 298_900, brotli: 242_400 },
+  first: { gzip: 298_900, brotli: 242_700 },
   // Per chunk, gzip, by split point (src/chunks/).
   chunks: {
-    agent: 344_300, workshop: 156_600, explore: 271_300, detail: 56_500, signin: 84_000, demo: 53_700, settings: 71_000,
+    agent: 344_300, workshop: 156_600, explore: 271_700, detail: 56_500, signin: 84_000, demo: 53_700, settings: 71_000,
     compare: 32_900,
   },
 };
