@@ -63,20 +63,25 @@ fn client(url: &str, token: Option<&str>) -> McpClient<Native> {
     McpClient::new(Native::new(), config, Tracer::silent(), Handlers::default())
 }
 
-/// Sorted per-call times of `tools/call echo`, in microseconds.
-async fn times(mcp: &McpClient<Native>) -> Vec<f64> {
-    mcp.connect().await.expect("connect");
+/// Sorted per-call times of `tools/call echo` on `a` and on `b`, in microseconds, the calls
+/// alternating (a, b, a, b…) so that both sides see the machine as it is at that moment.
+async fn paired(a: &McpClient<Native>, b: &McpClient<Native>) -> (Vec<f64>, Vec<f64>) {
+    a.connect().await.expect("connect");
+    b.connect().await.expect("connect");
     let opts = RequestOptions::default();
-    let mut out = Vec::with_capacity(CALLS);
+    let (mut ta, mut tb) = (Vec::with_capacity(CALLS), Vec::with_capacity(CALLS));
     for i in 0..(WARM_UP + CALLS) {
-        let started = Instant::now();
-        mcp.call_tool("echo", json!({"message": format!("call {i}")}), &opts).await.expect("echo");
-        if i >= WARM_UP {
-            out.push(started.elapsed().as_secs_f64() * 1e6);
+        for (mcp, out) in [(a, &mut ta), (b, &mut tb)] {
+            let started = Instant::now();
+            mcp.call_tool("echo", json!({"message": format!("call {i}")}), &opts).await.expect("echo");
+            if i >= WARM_UP {
+                out.push(started.elapsed().as_secs_f64() * 1e6);
+            }
         }
     }
-    out.sort_by(f64::total_cmp);
-    out
+    ta.sort_by(f64::total_cmp);
+    tb.sort_by(f64::total_cmp);
+    (ta, tb)
 }
 
 fn pick(sorted: &[f64], q: f64) -> f64 {
@@ -100,18 +105,17 @@ fn report(what: &str, direct: &[f64], bridged: &[f64]) {
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let everything = real::everything_on(free_port());
-    let direct = times(&client(&everything.url, None)).await;
 
     // The same server relayed unchanged (--to): the bridge's own hop.
     let relay = bridge(&["--to", &everything.url]);
-    let relayed = times(&client(&relay.url, Some(&relay.token))).await;
+    let (direct, relayed) = paired(&client(&everything.url, None), &client(&relay.url, Some(&relay.token))).await;
     report("tools/call through --to (same HTTP server)", &direct, &relayed);
     drop(relay);
 
     // The same server's stdio build, a child of the bridge.
     let entry = repo_root().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
     let stdio = bridge(&["--", "node", entry.to_str().unwrap(), "stdio"]);
-    let over_stdio = times(&client(&stdio.url, Some(&stdio.token))).await;
+    let (direct, over_stdio) = paired(&client(&everything.url, None), &client(&stdio.url, Some(&stdio.token))).await;
     report("tools/call through the bridge over stdio (vs the server over HTTP)", &direct, &over_stdio);
 
     // Memory per session, and 20 sessions at once, each calling.
@@ -119,7 +123,12 @@ async fn main() {
     let clients: Vec<_> = (0..SESSIONS).map(|_| client(&stdio.url, Some(&stdio.token))).collect();
     let started = Instant::now();
     let connected = futures::future::join_all(clients.iter().map(|c| c.connect())).await;
-    assert!(connected.iter().all(Result::is_ok), "{SESSIONS} sessions open");
+    if let Some(Err(e)) = connected.iter().find(|c| c.is_err()) {
+        panic!(
+            "{SESSIONS} sessions open: {} of them failed, the first: {e:?}",
+            connected.iter().filter(|c| c.is_err()).count()
+        );
+    }
     let opened = started.elapsed();
     let opts = &RequestOptions::default();
     let started = Instant::now();

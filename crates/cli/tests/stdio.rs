@@ -164,3 +164,19 @@ async fn the_probes_child_becomes_the_sessions_one_process_per_connection() {
     assert_ne!(other, session);
     assert_eq!(bridge.started().await, 2);
 }
+
+#[tokio::test]
+async fn clients_without_a_session_may_use_the_same_id_at_once() {
+    let bridge = Bridge::fixture();
+    // Twenty pages' first probes at once, all with id 1, to the one session-less child.
+    let probes = (0..20).map(|_| async {
+        let r =
+            bridge.post(None, &json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover"})).send().await.unwrap();
+        (r.status(), r.text().await.unwrap())
+    });
+    for (status, text) in futures::future::join_all(probes).await {
+        assert_eq!(status, 200, "{text}");
+        assert!(text.contains("-32601") && text.contains(r#""id": 1"#), "{text}");
+    }
+    assert_eq!(bridge.started().await, 1);
+}

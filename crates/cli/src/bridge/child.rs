@@ -44,6 +44,8 @@ pub enum Out {
 
 struct Waiting {
     key: String,
+    /// This wait's own number (two clients of the session-less child may use one id, in turn).
+    token: u64,
     streams: bool,
     tx: mpsc::Sender<Out>,
 }
@@ -62,6 +64,8 @@ pub struct Child {
     session: Mutex<Option<String>>,
     /// Whether an `initialize` went to it (a child that had one is never adopted by another).
     handshaken: AtomicBool,
+    tokens: std::sync::atomic::AtomicU64,
+    freed: tokio::sync::Notify,
     stdin: tokio::sync::Mutex<Option<ChildStdin>>,
     routes: Mutex<Routes>,
     pid: Option<u32>,
@@ -128,6 +132,8 @@ impl Child {
         let child = Arc::new(Child {
             session: Mutex::new(session),
             handshaken: AtomicBool::new(false),
+            tokens: std::sync::atomic::AtomicU64::new(0),
+            freed: tokio::sync::Notify::new(),
             stdin: tokio::sync::Mutex::new(Some(stdin)),
             routes: Mutex::default(),
             pid: process.id(),
@@ -250,21 +256,33 @@ impl Child {
     }
 
     /// Waits for the response to the request with `key` (register before sending it).
-    pub fn expect(&self, key: String, streams: bool) -> Result<mpsc::Receiver<Out>, BridgeError> {
+    /// `None` while another request with the same id waits here (the session-less child serves
+    /// every client without a session, and their ids are their own): wait for [`Self::freed`].
+    pub fn expect(&self, key: String, streams: bool) -> Result<Option<(u64, mpsc::Receiver<Out>)>, BridgeError> {
         let (tx, rx) = mpsc::channel(64);
         let mut routes = self.routes.lock().map_err(|_| gone())?;
         if let Some(e) = &routes.ended {
             return Err(e.clone());
         }
-        routes.waiting.push(Waiting { key, streams, tx });
-        Ok(rx)
+        if routes.waiting.iter().any(|w| w.key == key) {
+            return Ok(None);
+        }
+        let token = self.tokens.fetch_add(1, Ordering::SeqCst);
+        routes.waiting.push(Waiting { key, token, streams, tx });
+        Ok(Some((token, rx)))
+    }
+
+    /// Resolves when a wait ends (see [`Self::expect`]).
+    pub fn freed(&self) -> &tokio::sync::Notify {
+        &self.freed
     }
 
     /// Stops waiting (the POST was answered or its client went away).
-    pub fn forget(&self, key: &str) {
+    pub fn forget(&self, token: u64) {
         if let Ok(mut routes) = self.routes.lock() {
-            routes.waiting.retain(|w| w.key != key);
+            routes.waiting.retain(|w| w.token != token);
         }
+        self.freed.notify_waiters();
     }
 
     /// Opens the session's GET stream, with what was held for it; `None` if one is open already.

@@ -93,6 +93,11 @@ async fn run(plan: Plan) -> ExitCode {
     announce(&plan, &url, &token, &shown);
     let bridge = Arc::new(Bridge { guard: Guard::new(token, plan.origins.clone(), address), log, served, shown });
     let app = axum::Router::new().fallback(handle).with_state(Arc::clone(&bridge));
+    // No Nagle: a streamed answer is written in pieces, and each would wait for the client's
+    // delayed ACK (40 ms a request, measured through --to before this).
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     let served = axum::serve(listener, app).with_graceful_shutdown(stopped()).await;
     if let Served::Stdio(s) = &bridge.served {
         s.end_all().await;

@@ -29,6 +29,7 @@ impl Relay {
             // A redirect would take the request somewhere the command line did not name.
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()
+            .tcp_nodelay(true)
             .connect_timeout(Duration::from_secs(10))
             .build()
             .unwrap_or_default();

@@ -131,17 +131,23 @@ impl Stdio {
                 (child, Some(session))
             }
             None => {
-                let existing = self.shared.lock().ok().and_then(|s| s.clone());
-                let child = match existing {
-                    Some(c) => c,
+                // Looked for and started under one lock: two first requests at once start one child.
+                let mut shared = self.shared.lock().map_err(|_| {
+                    BridgeError::new(
+                        ErrorKind::Other,
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        "the bridge's state is broken",
+                    )
+                })?;
+                let child = match shared.as_ref() {
+                    Some(c) => Arc::clone(c),
                     None => {
                         let c = self.start(None)?;
-                        if let Ok(mut s) = self.shared.lock() {
-                            *s = Some(Arc::clone(&c));
-                        }
+                        *shared = Some(Arc::clone(&c));
                         c
                     }
                 };
+                drop(shared);
                 (child, None)
             }
         };
@@ -154,8 +160,8 @@ impl Stdio {
         };
         let key = child::key(id);
         let streams = accepts(headers, "text/event-stream");
-        let mut rx = child.expect(key.clone(), streams)?;
-        let forget = Forget { child: Arc::clone(&child), key };
+        let (token, mut rx) = wait_turn(&child, key, streams).await?;
+        let forget = Forget { child: Arc::clone(&child), token };
         if let Err(e) = child.send(&body).await {
             drop(forget);
             return Err(e);
@@ -252,12 +258,41 @@ impl Stdio {
 /// Stops waiting for a response when the POST is answered or its client goes away.
 struct Forget {
     child: Arc<Child>,
-    key: String,
+    token: u64,
 }
 
 impl Drop for Forget {
     fn drop(&mut self) {
-        self.child.forget(&self.key);
+        self.child.forget(self.token);
+    }
+}
+
+/// How long a request waits for another with the same id to be answered (on the session-less
+/// child, which every client without a session shares).
+const SAME_ID_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Registers the wait for `key`'s answer, after any other request with that id has its own.
+async fn wait_turn(
+    child: &Child,
+    key: String,
+    streams: bool,
+) -> Result<(u64, tokio::sync::mpsc::Receiver<Out>), BridgeError> {
+    let deadline = tokio::time::Instant::now() + SAME_ID_WAIT;
+    loop {
+        // Listening before looking, so a wait that ends in between is not missed.
+        let freed = child.freed().notified();
+        tokio::pin!(freed);
+        freed.as_mut().enable();
+        if let Some(turn) = child.expect(key.clone(), streams)? {
+            return Ok(turn);
+        }
+        if tokio::time::timeout_at(deadline, freed).await.is_err() {
+            return Err(BridgeError::new(
+                ErrorKind::Busy,
+                StatusCode::SERVICE_UNAVAILABLE,
+                format!("another request with id {key} has waited for the server's answer for 30 s; try again"),
+            ));
+        }
     }
 }
 

@@ -16,6 +16,8 @@ pub enum StoryLayer {
     /// The client's decision (phase 3).
     Route,
     Http,
+    /// The bridge on the user's machine (`loopscope bridge`), when it failed on its side.
+    Bridge,
     JsonRpc,
     /// The tool's own verdict (`isError`).
     Tool,
@@ -30,6 +32,7 @@ impl StoryLayer {
             StoryLayer::ToolUse => "tool_use",
             StoryLayer::Route => "route",
             StoryLayer::Http => "HTTP",
+            StoryLayer::Bridge => "bridge",
             StoryLayer::JsonRpc => "JSON-RPC",
             StoryLayer::Tool => "tool",
             StoryLayer::LocalFunction => "local function",
@@ -175,8 +178,15 @@ fn insert_server_steps(story: &mut ToolStory, peer: &Peer, id: &RequestId, event
                 TraceKind::RpcOutcome { id: rid, failure: Some(f), .. } if rid == id => Some(f),
                 _ => None,
             });
-            if let Some(f) = failure {
-                steps.push(step(StoryLayer::JsonRpc, false, format!("no response ({}): {}", f.layer, f.message)));
+            match failure {
+                // The bridge answered for the server, which never did: its own layer, not JSON-RPC's.
+                Some(f) if f.layer == crate::layer::Layer::Bridge => {
+                    steps.push(step(StoryLayer::Bridge, false, f.message.clone()));
+                }
+                Some(f) => {
+                    steps.push(step(StoryLayer::JsonRpc, false, format!("no response ({}): {}", f.layer, f.message)))
+                }
+                None => {}
             }
         }
     }
