@@ -148,6 +148,8 @@ test("a server process that dies mid-call is the bridge's error, with its exit c
   expect(JSON.stringify(result.content)).toContain("exited with code 3");
   await openRow(page, /tools\/call #\d+, die, .*HTTP 502, bridge/);
   await expect(page.getByRole("dialog").first()).toContainText("exited with code 3");
+  // The bridge is a layer of its own among the layers crossed, not a JSON-RPC "no response".
+  await expect(page.getByRole("dialog").first().locator(".layers")).toContainText("bridge: the server's process exited with code 3");
   await snap(page, "bridge-child-died");
   await page.keyboard.press("Escape");
   // Its last words, through the bridge's own channel, on the card.

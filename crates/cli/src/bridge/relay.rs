@@ -10,8 +10,7 @@ use axum::http::{HeaderMap, HeaderName, Method, Response, StatusCode};
 use protocol::bridge::ErrorKind;
 use reqwest::Url;
 
-use super::reply::BridgeError;
-use super::stdio::MAX_BODY;
+use super::reply::{self, BridgeError};
 
 /// Request headers passed on (besides any `Mcp-*`).
 const FORWARD: [&str; 4] = ["content-type", "accept", "last-event-id", "cache-control"];
@@ -41,13 +40,7 @@ impl Relay {
     }
 
     async fn relay(&self, method: &Method, headers: &HeaderMap, body: Body) -> Result<Response<Body>, BridgeError> {
-        let body = axum::body::to_bytes(body, MAX_BODY).await.map_err(|_| {
-            BridgeError::new(
-                ErrorKind::TooLarge,
-                StatusCode::PAYLOAD_TOO_LARGE,
-                format!("a body over {} MiB", MAX_BODY / (1024 * 1024)),
-            )
-        })?;
+        let body = reply::read_body(body).await?;
         let mut request = self.client.request(method.clone(), self.url.clone()).body(body);
         for (name, value) in headers {
             if passes(name, &FORWARD) {

@@ -34,6 +34,20 @@ impl BridgeError {
     }
 }
 
+/// The largest body a request may carry (the page's own limit).
+pub const MAX_BODY: usize = 16 * 1024 * 1024;
+
+/// A request's whole body, up to [`MAX_BODY`].
+pub async fn read_body(body: Body) -> Result<bytes::Bytes, BridgeError> {
+    axum::body::to_bytes(body, MAX_BODY).await.map_err(|_| {
+        BridgeError::new(
+            ErrorKind::TooLarge,
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("a body over {} MiB", MAX_BODY / (1024 * 1024)),
+        )
+    })
+}
+
 /// The answer to a refused request: 403, readable by the page only when its origin is allowed
 /// (a wrong or missing token), so another page learns nothing but that it was refused.
 pub fn refused(refusal: &Refusal, origin: Option<&str>) -> Response<Body> {

@@ -18,8 +18,6 @@ use super::reply::{self, BridgeError};
 
 /// Children at once (each is a process of the user's).
 pub const MAX_SESSIONS: usize = 32;
-/// The largest body a POST may carry (the page's own limit).
-pub const MAX_BODY: usize = 16 * 1024 * 1024;
 const SESSION: &str = "mcp-session-id";
 
 pub struct Stdio {
@@ -82,13 +80,7 @@ impl Stdio {
     }
 
     async fn post(&self, headers: &HeaderMap, body: Body) -> Result<Response<Body>, BridgeError> {
-        let body = axum::body::to_bytes(body, MAX_BODY).await.map_err(|_| {
-            BridgeError::new(
-                ErrorKind::TooLarge,
-                StatusCode::PAYLOAD_TOO_LARGE,
-                format!("a body over {} MiB", MAX_BODY / (1024 * 1024)),
-            )
-        })?;
+        let body = reply::read_body(body).await?;
         let message: Value = serde_json::from_slice(&body).map_err(|e| {
             BridgeError::new(
                 ErrorKind::NotJsonRpc,
