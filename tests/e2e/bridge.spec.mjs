@@ -76,6 +76,10 @@ test("a stdio server from npm: the link, the consent, the loop, a call by hand a
     await timelineRow(page, band);
   }
   await expect(page.locator(".tl-lanes")).toContainText(`MCP: ${label}`);
+  // The 2026-07-28 probe a 2025 server refuses is the way to its handshake, not a red error
+  // (issue 41): an information badge, and no failed row for it.
+  await timelineRow(page, /to Loopscope: error #1.*-32601: not 2026-07-28/);
+  await expect(page.locator(".tl-row.failed", { hasText: "server/discover" })).toHaveCount(0);
 
   // By hand: read_graph finds what Claude stored.
   await card.locator("summary", { hasText: "read_graph" }).click();

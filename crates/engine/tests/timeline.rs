@@ -228,3 +228,20 @@ fn the_loop_and_an_app_stopped_at_once_each_resume_on_their_own_row() {
         ]
     );
 }
+
+/// Issue 41: a 2025 server's "no" to the 2026-07-28 probe is the expected way to its handshake,
+/// not a red error on the first row of every connection.
+#[tokio::test(flavor = "current_thread")]
+async fn the_probe_a_2025_server_refuses_is_not_a_failure() {
+    let server = real::python(PyMode::Sse);
+    let platform = Native::new();
+    let (tracer, events) = recording_tracer(&platform);
+    let client = McpClient::new(platform, ServerConfig::new("notes", &server.url), tracer, Handlers::default());
+    client.connect().await.expect("the 2025 handshake after the probe");
+    let timeline = project(&events.borrow());
+    let failed: Vec<String> = timeline.rows().iter().filter(|r| r.failed).map(|r| r.label.clone()).collect();
+    assert!(failed.is_empty(), "no failed row: {failed:?}");
+    let probe = timeline.rows().iter().find(|r| r.label.starts_with("server/discover")).expect("the probe's row");
+    assert!(probe.badges.iter().all(|b| b.kind == BadgeKind::Info), "{:?}", probe.badges);
+    assert!(probe.badges.iter().any(|b| b.text.ends_with("not 2026-07-28")), "{:?}", probe.badges);
+}

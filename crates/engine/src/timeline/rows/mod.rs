@@ -114,6 +114,9 @@ struct Exchange {
     pending: Option<u64>,
     /// Stream events seen on a Claude response.
     events: usize,
+    /// It carried the 2026-07-28 probe (`server/discover`): a 2025 server's "no" is the
+    /// expected path to the 2025 handshake, not a failure.
+    probe: bool,
 }
 
 #[derive(Default)]
@@ -132,6 +135,8 @@ pub struct Timeline {
     paused: Vec<(Lane, usize)>,
     /// Every task seen, with the rows its life spans (`tasks.rs`).
     tasks: Vec<TaskSpan>,
+    /// Request rows of probes a 2025 server refused as expected: their outcome is no failure.
+    expected_refusals: std::collections::HashSet<usize>,
 }
 
 /// At most `max` characters of `s` on one line.

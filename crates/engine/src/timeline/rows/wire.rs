@@ -42,7 +42,7 @@ impl Timeline {
         has_body: bool,
         summary: Option<&str>,
     ) -> Option<usize> {
-        let mut x = Exchange { method, request: None, response: None, pending: None, events: 0 };
+        let mut x = Exchange { method, request: None, response: None, pending: None, events: 0, probe: false };
         let row = if lane == Lane::Claude {
             let path = url.split("://").nth(1).and_then(|r| r.find('/').and_then(|i| r.get(i..))).unwrap_or(url);
             Some(self.add(e, arrow(Lane::Client, Lane::Claude), format!("{method} {path}"), summary.unwrap_or("")))
@@ -82,15 +82,21 @@ impl Timeline {
         };
         let (label, detail) = rpc_words(m);
         let row = self.add(e, RowKind::Arrow { from, to }, label, detail);
+        let mut probe = false;
         if let Some(x) = exchange.and_then(|x| self.exchanges.get_mut(&x)) {
             if let Some(seq) = x.pending.take() {
                 self.rows[row].events.insert(0, seq);
             }
             match direction {
-                Direction::Out => x.request = Some(row),
+                Direction::Out => {
+                    x.request = Some(row);
+                    x.probe = m.method() == Some(protocol::mcp::method::SERVER_DISCOVER);
+                }
                 Direction::In => x.response = Some(row),
             }
+            probe = x.probe;
         }
+        let probe_request = m.id().and_then(|id| self.requests.get(&(lane.clone(), id.clone()))).copied();
         if let Some(id) = m.id() {
             let key = (lane, id.clone());
             if direction == Direction::Out && matches!(m, Message::Request { .. }) {
@@ -101,6 +107,13 @@ impl Timeline {
             }
         }
         match m {
+            // A 2025 server that does not know the 2026-07-28 probe: the way to its handshake.
+            Message::Error { error, .. } if probe => {
+                self.badge(row, BadgeKind::Info, format!("{}: not 2026-07-28", error.code.0), false);
+                if let Some(req) = probe_request {
+                    self.expected_refusals.insert(req);
+                }
+            }
             Message::Error { error, .. } => {
                 self.badge(row, BadgeKind::JsonRpc, format!("{} {}", error.code.0, error.code.name()), true);
             }
@@ -154,7 +167,14 @@ impl Timeline {
         self.attach(req, e.seq);
         self.rows[req].duration_ms = Some(elapsed_ms);
         let session_operation = matches!(method, Method::Get | Method::Delete);
-        if session_operation && matches!(status, 400 | 404 | 405 | 406) {
+        let probe = self.exchanges.get(&exchange).is_some_and(|x| x.probe);
+        if probe && (400..500).contains(&status) && !matches!(status, 401 | 403) {
+            // A 2025 server saying no to the 2026-07-28 probe: the expected path, not a fault
+            // (authorization is one: `mcp::negotiate`).
+            self.badge(req, BadgeKind::Info, format!("HTTP {status}: not 2026-07-28"), false);
+            self.expected_refusals.insert(req);
+            Some(req)
+        } else if session_operation && matches!(status, 400 | 404 | 405 | 406) {
             // The server offers no stream, or keeps no session to end: an answer, not a failure.
             self.badge(req, BadgeKind::Info, format!("{status}: none offered"), false);
             Some(req)
@@ -301,7 +321,9 @@ impl Timeline {
         let row = *self.requests.get(&(lane, id.clone()))?;
         self.attach(row, seq);
         self.rows[row].duration_ms = Some(elapsed_ms);
-        if let Some(f) = failure {
+        if let Some(f) = failure
+            && !self.expected_refusals.contains(&row)
+        {
             self.badge(row, badge_of(f.layer), f.layer.label(), true);
         }
         Some(row)
