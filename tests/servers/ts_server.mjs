@@ -160,8 +160,20 @@ const verifier = {
     }
   },
 };
+// The authorization server has just started (testkit waits for its port): a refused connection
+// here once failed a run (2026-12-08), so the first read is tried a few times, 200 ms apart.
+async function issuerMetadata(url) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await (await fetch(url)).json();
+    } catch (e) {
+      if (attempt === 10) throw e;
+      await new Promise((done) => setTimeout(done, 200));
+    }
+  }
+}
 const metadata = issuer
-  ? { oauthMetadata: await (await fetch(`${issuer}/.well-known/openid-configuration`)).json(), resourceServerUrl: new URL(`http://127.0.0.1:${port}/mcp`), scopesSupported: ["notes:read"], resourceName: "Loopscope test notebook", dangerouslyAllowInsecureIssuerUrl: true }
+  ? { oauthMetadata: await issuerMetadata(`${issuer}/.well-known/openid-configuration`), resourceServerUrl: new URL(`http://127.0.0.1:${port}/mcp`), scopesSupported: ["notes:read"], resourceName: "Loopscope test notebook", dangerouslyAllowInsecureIssuerUrl: true }
   : null;
 
 createServer(async (req, res) => {
