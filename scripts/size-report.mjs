@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 
 const BUDGET = {
-  first: { gzip: 298_900, brotli: 242_700 },
+  first: { gzip: 299_100, brotli: 242_700 },
   // Per chunk, gzip, by split point (src/chunks/).
   chunks: {
     agent: 344_300, workshop: 156_600, explore: 271_700, detail: 56_500, signin: 84_000, demo: 53_700, settings: 71_000,

@@ -135,8 +135,9 @@ pub struct Timeline {
     paused: Vec<(Lane, usize)>,
     /// Every task seen, with the rows its life spans (`tasks.rs`).
     tasks: Vec<TaskSpan>,
-    /// Request rows of probes a 2025 server refused as expected: their outcome is no failure.
-    expected_refusals: std::collections::HashSet<usize>,
+    /// Request rows of probes a 2025 server refused as expected: their outcome is no failure
+    /// (one per connection: a `Vec` is enough).
+    expected_refusals: Vec<usize>,
 }
 
 /// At most `max` characters of `s` on one line.

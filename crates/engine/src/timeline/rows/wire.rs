@@ -111,7 +111,7 @@ impl Timeline {
             Message::Error { error, .. } if probe => {
                 self.badge(row, BadgeKind::Info, format!("{}: not 2026-07-28", error.code.0), false);
                 if let Some(req) = probe_request {
-                    self.expected_refusals.insert(req);
+                    self.expected_refusals.push(req);
                 }
             }
             Message::Error { error, .. } => {
@@ -172,7 +172,7 @@ impl Timeline {
             // A 2025 server saying no to the 2026-07-28 probe: the expected path, not a fault
             // (authorization is one: `mcp::negotiate`).
             self.badge(req, BadgeKind::Info, format!("HTTP {status}: not 2026-07-28"), false);
-            self.expected_refusals.insert(req);
+            self.expected_refusals.push(req);
             Some(req)
         } else if session_operation && matches!(status, 400 | 404 | 405 | 406) {
             // The server offers no stream, or keeps no session to end: an answer, not a failure.
