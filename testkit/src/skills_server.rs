@@ -1,4 +1,5 @@
-//! An MCP server (2025-11-25, stateless, JSON answers) that offers one skill (SEP-2640): the
+//! An MCP server (2025-11-25, stateless, JSON answers) that offers one skill (SEP-2640; its
+//! frontmatter has a `metadata:` map): the
 //! `io.modelcontextprotocol/skills` extension declared, `skills/list`, and the skill's files by
 //! `resources/read`. At `/good/mcp` every file matches its entry; at `/tampered/mcp` the
 //! `SKILL.md` served is not the one listed (same length, other bytes: a digest mismatch), as a
@@ -16,7 +17,8 @@ use crate::http::{Log, Recorded, Serving, json as json_response, preflight, reco
 
 pub const SKILL_URI: &str = "skill://loopscope/tool-results/SKILL.md";
 pub const RULES_URI: &str = "skill://loopscope/tool-results/references/RULES.md";
-pub const SKILL_MD: &str = "---\nname: tool-results\ndescription: How to answer every tool_use with a tool_result\n---\n\nEvery tool_use needs a tool_result in the next user message, first in its content.\nSee references/RULES.md for the error cases.\n";
+// With a `metadata:` map, as the Agent Skills format allows (issue 41: such a skill was refused).
+pub const SKILL_MD: &str = "---\nname: tool-results\ndescription: How to answer every tool_use with a tool_result\nmetadata:\n  author: loopscope\n  version: \"1.0\"\n---\n\nEvery tool_use needs a tool_result in the next user message, first in its content.\nSee references/RULES.md for the error cases.\n";
 pub const RULES_MD: &str = "A failed call is still answered: is_error: true, with the reason as text.\n";
 
 fn digest(text: &str) -> String {
@@ -92,7 +94,11 @@ fn answer(tampered: bool, body: &[u8]) -> Response<Body> {
         "resources/list" => result(json!({ "resources": [] })),
         "skills/list" => result(json!({ "skills": [{
             "uri": SKILL_URI,
-            "frontmatter": { "name": "tool-results", "description": "How to answer every tool_use with a tool_result" },
+            "frontmatter": {
+                "name": "tool-results",
+                "description": "How to answer every tool_use with a tool_result",
+                "metadata": { "author": "loopscope", "version": "1.0" }
+            },
             "resources": [
                 { "uri": SKILL_URI, "digest": digest(SKILL_MD), "size": SKILL_MD.len() },
                 { "uri": RULES_URI, "digest": digest(RULES_MD), "size": RULES_MD.len() }

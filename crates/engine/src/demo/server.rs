@@ -30,11 +30,12 @@ const NOTES: [(&str, &str); 4] = [
 const SKILL: [(&str, &str, &str); 2] = [
     (
         "skill://notebook/tool-results/SKILL.md",
-        "---\nname: tool-results\ndescription: How a client answers every tool_use, including the ones that failed\n---\n\n\
+        "---\nname: tool-results\ndescription: How a client answers every tool_use, including the ones that failed\n\
+         metadata:\n  author: loopscope\n  version: \"1.0\"\n---\n\n\
          Answer every tool_use block with a tool_result in the next user message, first in its content, with the same \
          tool_use_id. A call that failed is still answered: is_error: true, with the reason as text \
          (references/LAYERS.md names the layers a call can fail at).\n",
-        "sha256:667dc7f0a7ba06f52be8dc0796af3a4963ea94c7314e0f67f9a57837448e10e1",
+        "sha256:cf14eadb858d41053d3fbe60c0763d4902008473387abc8b42bdacd6e50a544d",
     ),
     (
         "skill://notebook/tool-results/references/LAYERS.md",
@@ -195,7 +196,12 @@ impl DemoServer {
                     .map(|(uri, text, digest)| json!({ "uri": uri, "digest": digest, "size": text.len() }))
                     .collect();
                 let (uri, _, _) = SKILL[0];
-                let frontmatter = json!({ "name": "tool-results", "description": "How a client answers every tool_use, including the ones that failed" });
+                // With a `metadata:` map, as the Agent Skills format allows (and real skills have).
+                let frontmatter = json!({
+                    "name": "tool-results",
+                    "description": "How a client answers every tool_use, including the ones that failed",
+                    "metadata": { "author": "loopscope", "version": "1.0" }
+                });
                 Answer::json(
                     200,
                     result(&id, json!({ "skills": [{ "uri": uri, "frontmatter": frontmatter, "resources": files }] })),

@@ -148,8 +148,9 @@ pub fn verify(file: &SkillFile, bytes: &[u8]) -> Result<(), SkillError> {
     Ok(())
 }
 
-/// The top-level `key: value` pairs of a `SKILL.md`'s YAML frontmatter (quotes taken off), and
-/// any key whose value is a nested block, with the block's text as written.
+/// The top-level `key: value` pairs of a `SKILL.md`'s YAML frontmatter (quotes taken off); a key
+/// whose value is a block of `key: value` lines one indentation deep (the Agent Skills format's
+/// `metadata:` map) as an object of them, and any other nested block as its text as written.
 pub fn frontmatter(text: &str) -> Option<Map<String, Value>> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines = text.lines();
@@ -161,7 +162,7 @@ pub fn frontmatter(text: &str) -> Option<Map<String, Value>> {
     for line in lines {
         if line.trim_end() == "---" {
             if let Some((key, block)) = nested.take() {
-                out.insert(key, Value::String(block.join("\n")));
+                out.insert(key, nested_value(&block));
             }
             return Some(out);
         }
@@ -172,7 +173,7 @@ pub fn frontmatter(text: &str) -> Option<Map<String, Value>> {
             continue;
         }
         if let Some((key, block)) = nested.take() {
-            out.insert(key, Value::String(block.join("\n")));
+            out.insert(key, nested_value(&block));
         }
         let (key, value) = line.split_once(':')?;
         let value = value.trim();
@@ -180,18 +181,66 @@ pub fn frontmatter(text: &str) -> Option<Map<String, Value>> {
             nested = Some((key.trim().to_owned(), Vec::new()));
             continue;
         }
-        let unquoted = value
-            .strip_prefix('"')
-            .and_then(|v| v.strip_suffix('"'))
-            .or_else(|| value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
-            .unwrap_or(value);
-        out.insert(key.trim().to_owned(), Value::String(unquoted.to_owned()));
+        out.insert(key.trim().to_owned(), Value::String(unquote(value).to_owned()));
     }
     None
 }
 
-/// Compares the entry's frontmatter with the file's, field by field, both ways. A field the
-/// page cannot compare (a nested value) counts as a discrepancy: unverified is not loaded.
+/// A YAML scalar without its quotes.
+fn unquote(value: &str) -> &str {
+    value
+        .strip_prefix('"')
+        .and_then(|v| v.strip_suffix('"'))
+        .or_else(|| value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
+        .unwrap_or(value)
+}
+
+/// A nested block: a flat map when every line is `key: value` at one indentation, else its text.
+fn nested_value(block: &[String]) -> Value {
+    let lines: Vec<&str> = block.iter().map(String::as_str).filter(|l| !l.trim().is_empty()).collect();
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let depth = lines.first().map(|l| indent(l));
+    let flat = depth.is_some_and(|d| d > 0)
+        && lines.iter().all(|l| {
+            Some(indent(l)) == depth
+                && !l.trim_start().starts_with(['-', '#'])
+                && l.split_once(':').is_some_and(|(k, v)| !k.trim().is_empty() && !v.trim().is_empty())
+        });
+    if !flat {
+        return Value::String(block.join("\n"));
+    }
+    let map = lines
+        .iter()
+        .filter_map(|l| l.trim().split_once(':'))
+        .map(|(k, v)| (k.trim().to_owned(), Value::String(unquote(v.trim()).to_owned())))
+        .collect();
+    Value::Object(map)
+}
+
+/// A scalar as YAML would write it (the entry's JSON may carry `1.0` where the file says `1.0`).
+fn scalar(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// Whether the entry's value and the file's say the same: scalars by their text, maps key by key.
+fn same(want: Option<&Value>, got: Option<&Value>) -> bool {
+    match (want, got) {
+        (Some(Value::Object(a)), Some(Value::Object(b))) => {
+            a.len() == b.len() && a.iter().all(|(k, v)| same(Some(v), b.get(k)))
+        }
+        (Some(a), Some(b)) => matches!((scalar(a), scalar(b)), (Some(x), Some(y)) if x == y),
+        _ => false,
+    }
+}
+
+/// Compares the entry's frontmatter with the file's, field by field, both ways; a flat map (the
+/// `metadata:` of the Agent Skills format) key by key. A field the page cannot compare (a deeper
+/// nesting, a list) counts as a discrepancy: unverified is not loaded.
 pub fn compare(entry: &Map<String, Value>, file: &Map<String, Value>) -> Result<(), SkillError> {
     let shown = |v: Option<&Value>| match v {
         None => "(nothing)".to_owned(),
@@ -200,8 +249,7 @@ pub fn compare(entry: &Map<String, Value>, file: &Map<String, Value>) -> Result<
     };
     for key in entry.keys().chain(file.keys()) {
         let (want, got) = (entry.get(key), file.get(key));
-        let same = matches!((want, got), (Some(Value::String(a)), Some(Value::String(b))) if a == b);
-        if !same {
+        if !same(want, got) {
             return Err(SkillError::Frontmatter { field: key.clone(), got: shown(got), want: shown(want) });
         }
     }
@@ -319,7 +367,23 @@ mod tests {
         assert_eq!(frontmatter("---\nname: x\n"), None, "never closed");
         let quoted = frontmatter("---\nname: \"a: b\"\nmetadata:\n  k: v\n---\n").unwrap();
         assert_eq!(quoted["name"], "a: b");
-        assert_eq!(quoted["metadata"], "  k: v");
+        assert_eq!(quoted["metadata"], json!({"k": "v"}));
+        let listed = frontmatter("---\nallowed-tools:\n  - Bash\n---\n").unwrap();
+        assert_eq!(listed["allowed-tools"], "  - Bash", "a list is kept as its text");
+    }
+
+    #[test]
+    fn a_metadata_map_is_compared_key_by_key() {
+        let body = "---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents\nmetadata:\n  author: example-org\n  version: \"1.0\"\n---\n\nBody.\n";
+        let mut listed = entry(body);
+        listed["frontmatter"]["metadata"] = json!({"version": 1.0, "author": "example-org"});
+        let skill = Skill::read(&listed).unwrap();
+        assert_eq!(compare(&skill.frontmatter, &frontmatter(body).unwrap()), Ok(()));
+        let other = body.replace("author: example-org", "author: someone-else");
+        let err = compare(&skill.frontmatter, &frontmatter(&other).unwrap()).unwrap_err();
+        assert!(err.to_string().contains("metadata"), "{err}");
+        let deeper = body.replace("  version: \"1.0\"", "  nested:\n    deeper: x");
+        assert!(compare(&skill.frontmatter, &frontmatter(&deeper).unwrap()).is_err(), "unverifiable is not loaded");
     }
 
     #[test]
