@@ -85,3 +85,17 @@ async fn the_page_asks_the_bridge_what_it_serves_and_reads_its_log() {
     let gone = engine::bridge::ask::info(&*platform, &link).await.unwrap_err();
     assert!(matches!(gone, engine::bridge::AskError::Unreachable(_)), "{gone:?}");
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_server_that_cannot_start_is_named_with_its_own_words() {
+    // The program exists; the server it should run does not: it exits at once, saying why.
+    let bridge = Bridge::start(&["--", "python3", "/nonexistent/loopscope/server.py"]);
+    let mcp = client(&bridge, &bridge.token);
+    let failed = mcp.connect().await.unwrap_err();
+    assert_eq!(failed.layer(), Layer::Bridge, "{failed:?}");
+    let McpError::Bridge(fault) = &failed else { panic!("{failed:?}") };
+    assert_eq!(fault.kind(), ErrorKind::Exited);
+    assert_eq!(fault.error.exit_code, Some(2));
+    let hint = failed.hint().unwrap();
+    assert!(hint.contains("with code 2") && hint.contains("No such file"), "{hint}");
+}
