@@ -25,6 +25,9 @@ test("a lesson that names no server cannot call the user's own server: the call 
   };
   await page.goto(`./#lesson=${Buffer.from(JSON.stringify(lesson)).toString("base64url")}`);
   await page.reload();
+  // The saved server is back with its tools listed (its card names the destructive one) before
+  // the lesson runs: "connected" alone came before tools/list once, and the call found no tool.
+  await expect(page.getByRole("article", { name: "files" }).getByText(/Marked destructive by the server/)).toBeVisible();
   const region = page.getByRole("region", { name: "A harmless lesson" });
   // The banner says what the lesson's script will call.
   await expect(region).toContainText('The demo model\'s scripted answer calls: files_delete_everything {"path":"/"}');
