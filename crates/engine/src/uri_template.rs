@@ -60,7 +60,8 @@ fn expression(body: &str) -> (Option<char>, Vec<VarSpec<'_>>) {
     (op, rest.split(',').filter(|s| !s.is_empty()).map(varspec).collect())
 }
 
-fn scalar(v: &Value) -> Option<String> {
+/// A JSON scalar as text (`"a"` → `a`, `1.0` → `1.0`, `true` → `true`); `None` for the rest.
+pub(crate) fn scalar(v: &Value) -> Option<String> {
     match v {
         Value::String(s) => Some(s.clone()),
         Value::Number(n) => Some(n.to_string()),

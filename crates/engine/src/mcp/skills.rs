@@ -10,6 +10,7 @@
 // Text from outside the page is read here: no slicing by byte index, no indexing that can panic.
 #![deny(clippy::string_slice, clippy::indexing_slicing)]
 
+use crate::uri_template::scalar;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
@@ -217,17 +218,8 @@ fn nested_value(block: &[String]) -> Value {
     Value::Object(map)
 }
 
-/// A scalar as YAML would write it (the entry's JSON may carry `1.0` where the file says `1.0`).
-fn scalar(v: &Value) -> Option<String> {
-    match v {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
-        Value::Bool(b) => Some(b.to_string()),
-        _ => None,
-    }
-}
-
-/// Whether the entry's value and the file's say the same: scalars by their text, maps key by key.
+/// Whether the entry's value and the file's say the same: scalars by their text (the entry's JSON
+/// may carry `1.0` where the file says `"1.0"`), maps key by key.
 fn same(want: Option<&Value>, got: Option<&Value>) -> bool {
     match (want, got) {
         (Some(Value::Object(a)), Some(Value::Object(b))) => {
